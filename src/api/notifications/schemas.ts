@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { notificationStatuses, type Notification } from '../../persistence/entities/notification.ts';
+import { pageOf, paginationQuery, timestamp } from '../shared-schemas.ts';
+
+/** The spec's push message fields. Required fields, enums and limits are decisions recorded in docs/decisions.md. */
+export const messageFields = {
+  appId: z.uuid(),
+  title: z.string().trim().min(1).max(200),
+  subtitle: z.string().max(200).optional(),
+  text: z.string().max(4000).optional(),
+  action: z.enum(['Open', 'Close']).default('Open'),
+  fbTitle: z.string().max(200).optional(),
+  fbSubtitle: z.string().max(200).optional(),
+  fbText: z.string().max(4000).optional(),
+  expiry: z.number().int().min(1).max(43200).default(1440).meta({ description: 'Minutes the message stays deliverable (1 to 43200).' }),
+  playTime: z.number().int().min(0).max(8_640_000_000_000_000).optional().meta({ description: 'Epoch milliseconds.' }),
+  about: z.array(z.unknown()).max(100).default([]),
+  type: z.enum(['RICHPUSH', 'PUSH']).default('RICHPUSH'),
+};
+
+export const createNotificationBody = z
+  .strictObject({
+    ...messageFields,
+    filterId: z.string().min(1).max(128).optional(),
+    priority: z.enum(['LOW', 'NORMAL', 'HIGH']).default('NORMAL'),
+    favourite: z.union([z.literal(0), z.literal(1)]).default(0),
+    channel: z.enum(['PUSH']).default('PUSH'),
+  })
+  .meta({ id: 'CreateNotification' });
+
+export const notificationSchema = z
+  .object({
+    id: z.uuid(),
+    appId: z.uuid(),
+    title: z.string(),
+    subtitle: z.string().nullable(),
+    text: z.string().nullable(),
+    action: z.string(),
+    fbTitle: z.string().nullable(),
+    fbSubtitle: z.string().nullable(),
+    fbText: z.string().nullable(),
+    expiry: z.number().int(),
+    playTime: z.number().int().nullable(),
+    about: z.array(z.unknown()),
+    filterId: z.string().nullable(),
+    priority: z.string(),
+    favourite: z.number().int(),
+    type: z.string(),
+    channel: z.string(),
+    status: z.enum(notificationStatuses),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'Notification' });
+
+export const notificationIdQuery = z.object({ id: z.uuid() });
+
+export const listNotificationsQuery = z.object({
+  appId: z.uuid().optional(),
+  status: z.enum(notificationStatuses).optional(),
+  ...paginationQuery,
+});
+
+export const notificationPage = pageOf(notificationSchema).meta({ id: 'NotificationPage' });
+
+export function toNotificationResponse(n: Notification): z.infer<typeof notificationSchema> {
+  return {
+    id: n.id,
+    appId: n.appId,
+    title: n.title,
+    subtitle: n.subtitle ?? null,
+    text: n.text ?? null,
+    action: n.action,
+    fbTitle: n.fbTitle ?? null,
+    fbSubtitle: n.fbSubtitle ?? null,
+    fbText: n.fbText ?? null,
+    expiry: n.expiry,
+    playTime: n.playTime ?? null,
+    about: n.about,
+    filterId: n.filterId ?? null,
+    priority: n.priority,
+    favourite: n.favourite,
+    type: n.type,
+    channel: n.channel,
+    status: n.status,
+    createdAt: n.createdAt.toISOString(),
+    updatedAt: n.updatedAt.toISOString(),
+  };
+}

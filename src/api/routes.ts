@@ -1,0 +1,15 @@
+import type { RouteSpec } from '../http/route.ts';
+import { adminRoutes } from './admin/routes.ts';
+import { appRoutes } from './apps/routes.ts';
+import { openApiRoute } from './docs/routes.ts';
+import { healthRoutes } from './health/routes.ts';
+import { notificationRoutes } from './notifications/routes.ts';
+
+/** Every HTTP operation of the service. Adding a resource means adding its folder and one line here. */
+export const routes: RouteSpec[] = [
+  ...healthRoutes,
+  ...adminRoutes,
+  ...appRoutes,
+  ...notificationRoutes,
+];
+routes.push(openApiRoute(() => routes));

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/** A cursor from a previous page: base64url of MikroORM's [createdAt, id] keyset, checked before it is used. */
+const cursorKeys = z.tuple([z.iso.datetime({ offset: true }), z.uuid()]);
+
+export const cursorParam = z
+  .string()
+  .max(200)
+  .refine((value) => {
+    try {
+      return cursorKeys.safeParse(JSON.parse(Buffer.from(value, 'base64url').toString('utf8'))).success;
+    } catch {
+      return false;
+    }
+  }, 'is not a cursor returned by this list')
+  .meta({ description: 'The `nextCursor` of the previous page.' });
+
+export const paginationQuery = {
+  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1 to 100 (default 20).' }),
+  cursor: cursorParam.optional(),
+};
+
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
+export const timestamp = z.iso.datetime().meta({ description: 'ISO-8601 UTC' });
+export const accountIdParam = z.object({ accountId: z.uuid() });

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/**
+ * Every setting the service reads, parsed once at start. Each entry point asks for a role; the role decides
+ * which settings are required (embedded mode starts its own Postgres and Temporal, so it needs neither URL).
+ */
+const port = z.coerce.number().int().min(1).max(65535);
+const postgresUrl = z
+  .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })
+  .describe('Postgres connection URL');
+const hostPort = z
+  .string()
+  .regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port');
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+const sharedSettings = {
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('richpush'),
+  LOG_LEVEL: logLevel.default('info'),
+};
+
+const apiSettings = {
+  PORT: port.default(3000),
+  ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters'),
+};
+
+const productionSchemas = {
+  api: z.object({
+    ...sharedSettings,
+    ...apiSettings,
+    DATABASE_URL: postgresUrl,
+    TEMPORAL_ADDRESS: hostPort,
+  }),
+  worker: z.object({
+    ...sharedSettings,
+    DATABASE_URL: postgresUrl,
+    TEMPORAL_ADDRESS: hostPort,
+  }),
+  migrate: z.object({
+    LOG_LEVEL: sharedSettings.LOG_LEVEL,
+    DATABASE_URL: postgresUrl,
+  }),
+} as const;
+
+const embeddedSchema = z.object({
+  ...sharedSettings,
+  PORT: apiSettings.PORT,
+  ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  TEMPORAL_ADDRESS: hostPort.optional(),
+  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+});
+
+export type Role = keyof typeof productionSchemas;
+export type ApiConfig = z.infer<(typeof productionSchemas)['api']>;
+export type WorkerConfig = z.infer<(typeof productionSchemas)['worker']>;
+export type MigrateConfig = z.infer<(typeof productionSchemas)['migrate']>;
+export type EmbeddedConfig = z.infer<typeof embeddedSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function parseWith<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(present);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const variable = issue.path.join('.');
+    const missing = issue.code === 'invalid_type' && present[variable] === undefined;
+    return `${variable} ${missing ? 'is required' : `is invalid: ${issue.message}`}`;
+  });
+  throw new ConfigError(`Configuration error: ${problems.join('; ')}`);
+}
+
+export function loadConfig(role: 'api', env?: NodeJS.ProcessEnv): ApiConfig;
+export function loadConfig(role: 'worker', env?: NodeJS.ProcessEnv): WorkerConfig;
+export function loadConfig(role: 'migrate', env?: NodeJS.ProcessEnv): MigrateConfig;
+export function loadConfig(role: Role, env: NodeJS.ProcessEnv = process.env) {
+  return parseWith(productionSchemas[role], env);
+}
+
+export function loadEmbeddedConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedConfig {
+  return parseWith(embeddedSchema, env);
+}
+
+/** The settings a deployment must give a role, because they have no default. Used to check docker-compose.yml. */
+export function requiredSettings(role: Role): string[] {
+  const shape = productionSchemas[role].shape as Record<string, z.ZodType>;
+  return Object.entries(shape)
+    .filter(([, schema]) => !schema.safeParse(undefined).success)
+    .map(([name]) => name)
+    .sort();
+}

@@ -1,0 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { App } from '../../persistence/entities/app.ts';
+
+export async function createApp(em: EntityManager, accountId: string, input: { name: string }): Promise<App> {
+  const app = em.create(App, { id: randomUUID(), accountId, name: input.name });
+  await em.flush();
+  return app;
+}

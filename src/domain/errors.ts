@@ -1,0 +1,53 @@
+/**
+ * Business failures, each with a stable `code` that clients can branch on. The HTTP layer maps every one to the
+ * same error body: `{ error: { code, message, requestId, details? } }`.
+ */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export type ErrorCode =
+  | 'validation_failed'
+  | 'invalid_json'
+  | 'unsupported_media_type'
+  | 'payload_too_large'
+  | 'unauthorized'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'invalid_state'
+  | 'conflict'
+  | 'service_unavailable'
+  | 'internal';
+
+const statusOf: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  invalid_json: 400,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_state: 409,
+  conflict: 409,
+  service_unavailable: 503,
+  internal: 500,
+};
+
+export class DomainError extends Error {
+  override name = 'DomainError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[]) {
+    super(message);
+    this.code = code;
+    this.status = statusOf[code];
+    this.details = details;
+  }
+}
+
+export const notFound = (what: string) => new DomainError('not_found', `${what} not found`);
+export const validationFailed = (details: ErrorDetail[]) =>
+  new DomainError('validation_failed', 'The request is not valid', details);

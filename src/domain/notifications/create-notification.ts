@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Notification } from '../../persistence/entities/notification.ts';
+import { findOwnedApp } from '../apps/find-owned-app.ts';
+
+export interface NotificationFields {
+  appId: string;
+  title: string;
+  subtitle?: string | undefined;
+  text?: string | undefined;
+  action: string;
+  fbTitle?: string | undefined;
+  fbSubtitle?: string | undefined;
+  fbText?: string | undefined;
+  expiry: number;
+  playTime?: number | undefined;
+  about: unknown[];
+  filterId?: string | undefined;
+  priority: string;
+  favourite: number;
+  type: string;
+  channel: string;
+}
+
+export async function createNotification(em: EntityManager, accountId: string, fields: NotificationFields): Promise<Notification> {
+  await findOwnedApp(em, accountId, fields.appId);
+  const notification = em.create(Notification, {
+    id: randomUUID(),
+    accountId,
+    appId: fields.appId,
+    title: fields.title,
+    subtitle: fields.subtitle ?? null,
+    text: fields.text ?? null,
+    action: fields.action,
+    fbTitle: fields.fbTitle ?? null,
+    fbSubtitle: fields.fbSubtitle ?? null,
+    fbText: fields.fbText ?? null,
+    expiry: fields.expiry,
+    playTime: fields.playTime ?? null,
+    about: fields.about,
+    filterId: fields.filterId ?? null,
+    priority: fields.priority,
+    favourite: fields.favourite,
+    type: fields.type,
+    channel: fields.channel,
+    status: 'DRAFT',
+  });
+  await em.flush();
+  return notification;
+}

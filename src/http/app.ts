@@ -1,0 +1,20 @@
+import Koa from 'koa';
+import { accessLog } from './access-log.ts';
+import { errorHandler } from './error-handler.ts';
+import { requestId } from './request-id.ts';
+import type { RouteSpec } from './route.ts';
+import { buildRouter } from './router.ts';
+import type { ApiServices } from './services.ts';
+
+export function buildApp(routes: RouteSpec[], services: ApiServices): Koa {
+  const app = new Koa({ proxy: false });
+  // Errors are answered by errorHandler; Koa's own error event would print stacks to stderr.
+  app.silent = true;
+  const router = buildRouter(routes, services);
+  app.use(requestId);
+  app.use(accessLog(services.logger));
+  app.use(errorHandler(services.logger));
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+} from 'zod-openapi';
+import { errorBodySchema } from './error-body.ts';
+import type { RouteSpec } from './route.ts';
+
+const toOpenApiPath = (koaPath: string) => koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+const commonErrors: Record<number, string> = {
+  400: 'Invalid input (`validation_failed`, `invalid_json`)',
+  500: 'Unexpected fault (`internal`)',
+};
+
+function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpenApiOperationObject {
+  const responses: Record<string, ZodOpenApiResponseObject> = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    const schema = Number(status) >= 400 ? errorBodySchema : spec.schema;
+    responses[status] = {
+      description: spec.description,
+      ...(schema ? { content: { 'application/json': { schema } } } : {}),
+    };
+  }
+  for (const [status, description] of Object.entries(commonErrors)) {
+    responses[status] ??= { description, content: { 'application/json': { schema: errorBodySchema } } };
+  }
+  if (route.auth !== 'none') {
+    responses['401'] ??= { description: 'Missing or invalid credentials (`unauthorized`)', content: { 'application/json': { schema: errorBodySchema } } };
+  }
+  return {
+    operationId: isAlias ? `${route.operationId}ViaAlias${path.replace(/[^A-Za-z]/g, '')}` : route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(isAlias ? { description: `Alias of \`${route.method.toUpperCase()} ${toOpenApiPath(route.path)}\`.` } : {}),
+    ...(route.auth === 'none' ? { security: [] } : { security: [{ [route.auth === 'admin' ? 'adminToken' : 'apiKey']: [] }] }),
+    requestParams: {
+      ...(route.params ? { path: route.params as z.ZodObject } : {}),
+      ...(route.query ? { query: route.query as z.ZodObject } : {}),
+    },
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+    responses: responses as ZodOpenApiOperationObject['responses'],
+  };
+}
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas that validate each request. */
+export function buildOpenApiDocument(routes: RouteSpec[]) {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    for (const [index, path] of [route.path, ...(route.aliases ?? [])].entries()) {
+      const openApiPath = toOpenApiPath(path);
+      paths[openApiPath] = { ...paths[openApiPath], [route.method]: operationFor(route, path, index > 0) };
+    }
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Rich push orchestration API',
+      version: '1.0.0',
+      description: 'Messages, recording jobs, A/B tests, event ingest and outbound webhooks, run durably on Temporal.',
+    },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An account API key (`rpk_…`).' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The operator ADMIN_TOKEN.' },
+      },
+    },
+    paths,
+  });
+}

@@ -1,0 +1,64 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import type { Account } from '../persistence/entities/account.ts';
+import type { ApiServices } from './services.ts';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type AuthKind = 'none' | 'admin' | 'account';
+
+export interface RequestContext<A extends AuthKind = AuthKind> {
+  em: EntityManager;
+  requestId: string;
+  account: A extends 'account' ? Account : undefined;
+  services: ApiServices;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/**
+ * One HTTP operation: its schemas (which also generate the OpenAPI document) and a thin handler that calls a
+ * domain function. Parsing, authentication and account scoping happen before the handler runs.
+ */
+export interface RouteSpec<
+  A extends AuthKind = AuthKind,
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: HttpMethod;
+  /** Koa path, e.g. `/accounts/:accountId/apps`. */
+  path: string;
+  /** Extra paths served by the same operation, e.g. a documented and a sample variant of one path. */
+  aliases?: string[];
+  operationId: string;
+  summary: string;
+  tag: string;
+  auth: A;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Body size limit in bytes (default 1 MB). */
+  bodyLimit?: number;
+  responses: Record<number, ResponseSpec>;
+  handler: (input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }, ctx: RequestContext<A>) => Promise<RouteResult>;
+}
+
+export function defineRoute<
+  A extends AuthKind,
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<A, P, Q, B>): RouteSpec {
+  return spec as unknown as RouteSpec;
+}

@@ -1,0 +1,41 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { authenticate } from './auth.ts';
+import { parseJsonBody, readRawBody } from './body.ts';
+import type { RequestContext, RouteSpec } from './route.ts';
+import type { ApiServices } from './services.ts';
+import { parseInput } from './validate.ts';
+
+const defaultBodyLimit = 1024 * 1024;
+
+async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): Promise<void> {
+  const em = services.orm.em.fork();
+  const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
+  const account = await authenticate(route.auth, ctx, em, services.adminToken, rawParams.accountId);
+  ctx.state.account = account;
+
+  const params = route.params ? parseInput(route.params, rawParams, 'params') : undefined;
+  const query = route.query ? parseInput(route.query, ctx.query, 'query') : undefined;
+  let body: unknown;
+  if (route.body) {
+    const raw = await readRawBody(ctx.req, route.bodyLimit ?? defaultBodyLimit);
+    body = parseInput(route.body, parseJsonBody(raw, ctx.get('content-type') || undefined), 'body');
+  }
+
+  const context: RequestContext = { em, requestId: ctx.state.requestId, account, services };
+  const result = await route.handler({ params, query, body } as never, context as never);
+  ctx.status = result.status;
+  if (result.headers) ctx.set(result.headers);
+  if (result.body !== undefined) ctx.body = result.body;
+}
+
+/** Mounts every route; a path served under another method answers 405 through allowedMethods. */
+export function buildRouter(routes: RouteSpec[], services: ApiServices): Router {
+  const router = new Router();
+  for (const route of routes) {
+    for (const path of [route.path, ...(route.aliases ?? [])]) {
+      router[route.method](path, (ctx) => runRoute(route, ctx, services));
+    }
+  }
+  return router;
+}

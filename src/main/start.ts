@@ -1,0 +1,107 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { loadEmbeddedConfig } from '../config.ts';
+import { startEmbeddedPostgres } from '../embedded/postgres.ts';
+import { loadOrCreateSecret } from '../embedded/secrets-file.ts';
+import { startEmbeddedTemporal } from '../embedded/temporal.ts';
+import { createLogger } from '../logger.ts';
+import { connectOrm, migrateUp } from '../persistence/orm.ts';
+import { startApiServer } from '../service/api-server.ts';
+import { createApiServices } from '../service/compose.ts';
+import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
+import { installTemporalLogger, startWorker } from '../temporal/worker.ts';
+import { runMain } from './run-main.ts';
+
+/**
+ * `npm start`: the whole service in one process, for a laptop. Postgres and Temporal are started here unless
+ * DATABASE_URL / TEMPORAL_ADDRESS point at running ones; their state lives in DATA_DIR and survives restarts.
+ */
+runMain(async () => {
+  const config = loadEmbeddedConfig();
+  const logger = createLogger(config.LOG_LEVEL, 'start');
+  installTemporalLogger(logger);
+  const dataDir = resolve(config.DATA_DIR);
+  await mkdir(dataDir, { recursive: true });
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) {
+      await stop().catch((error: unknown) => logger.error({ err: error }, 'error while stopping'));
+    }
+  };
+
+  try {
+    const adminToken = config.ADMIN_TOKEN ?? (await loadOrCreateSecret(join(dataDir, 'admin-token'), 'adm_'));
+
+    let databaseUrl = config.DATABASE_URL;
+    if (!databaseUrl) {
+      const postgres = await startEmbeddedPostgres(join(dataDir, 'postgres'), logger);
+      stops.push(postgres.stop);
+      databaseUrl = postgres.url;
+    }
+
+    let temporalAddress = config.TEMPORAL_ADDRESS;
+    let temporalUi: string | undefined;
+    if (!temporalAddress) {
+      const temporal = await startEmbeddedTemporal({
+        namespace: config.TEMPORAL_NAMESPACE,
+        dbFilename: join(dataDir, 'temporal.db'),
+        port: 7233,
+        uiPort: 8233,
+        cliPath: config.TEMPORAL_CLI_PATH,
+        logger,
+      });
+      stops.push(temporal.stop);
+      temporalAddress = temporal.address;
+      temporalUi = temporal.uiUrl;
+    }
+
+    const orm = await connectOrm(databaseUrl);
+    stops.push(() => orm.close());
+    const applied = await migrateUp(orm);
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+
+    const worker = await startWorker({
+      address: temporalAddress,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowBundle: await bundleWorkflows(),
+      deps: { orm, logger },
+    });
+    stops.push(worker.shutdown);
+
+    const services = await createApiServices({
+      databaseUrl,
+      temporalAddress,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      adminToken,
+      logger,
+      orm,
+    });
+    stops.push(() => services.temporal.connection.close());
+    const api = await startApiServer(config.PORT, services);
+    stops.push(api.close);
+
+    process.stdout.write(
+      [
+        '',
+        `  API          ${api.url}`,
+        `  OpenAPI      ${api.url}/openapi.json`,
+        `  Temporal UI  ${temporalUi ?? `(external Temporal at ${temporalAddress})`}`,
+        `  Admin token  ${adminToken}`,
+        `  Data         ${dataDir}`,
+        '',
+        '  Ctrl-C stops everything.',
+        '',
+      ].join('\n') + '\n',
+    );
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  return async () => {
+    logger.info('stopping');
+    await stopAll();
+    logger.info('stopped');
+  };
+});

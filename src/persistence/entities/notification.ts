@@ -1,0 +1,38 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Account } from './account.ts';
+import { App } from './app.ts';
+
+export const notificationStatuses = ['DRAFT', 'RECORDING', 'READY'] as const;
+export type NotificationStatus = (typeof notificationStatuses)[number];
+
+/** A rich push message. `status` follows its recording job: DRAFT → RECORDING → READY. */
+export const Notification = defineEntity({
+  name: 'Notification',
+  tableName: 'notifications',
+  properties: {
+    id: p.uuid().primary(),
+    accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
+    appId: () => p.manyToOne(App).mapToPk().fieldName('app_id'),
+    title: p.string().length(200),
+    subtitle: p.string().length(200).nullable(),
+    text: p.text().nullable(),
+    action: p.string().length(32),
+    fbTitle: p.string().length(200).nullable(),
+    fbSubtitle: p.string().length(200).nullable(),
+    fbText: p.text().nullable(),
+    expiry: p.integer(),
+    playTime: p.bigint('number').nullable(),
+    about: p.json<unknown[]>(),
+    filterId: p.string().length(128).nullable(),
+    priority: p.string().length(16),
+    favourite: p.integer(),
+    type: p.string().length(32),
+    channel: p.string().length(32),
+    status: p.enum(notificationStatuses),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  indexes: [{ properties: ['accountId', 'createdAt', 'id'] }, { properties: ['appId', 'status', 'createdAt', 'id'] }],
+});
+
+export type Notification = InferEntity<typeof Notification>;

@@ -1,0 +1,7 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122175541_initial } from './Migration20261122175541_initial.ts';
+
+/** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
+export const migrations: MigrationObject[] = [
+  { name: 'Migration20261122175541_initial', class: Migration20261122175541_initial },
+];

@@ -1,0 +1,29 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { entities } from './entities/index.ts';
+import { migrations } from './migrations/index.ts';
+
+export type Orm = MikroORM;
+
+export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+  return {
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, snapshot: false, transactional: true, allOrNothing: true },
+    pool: { min: 0, max: poolMax },
+    // Read-your-writes: every request forks its own context; nothing is shared through the global one.
+    allowGlobalContext: false,
+    debug: false,
+  };
+}
+
+export async function connectOrm(databaseUrl: string, poolMax?: number): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax));
+}
+
+/** Applies every committed migration that has not run yet; returns their names. */
+export async function migrateUp(orm: Orm): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((migration) => migration.name);
+}

@@ -1,0 +1,14 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * The one place that declares the custom search attributes operators filter on in the Temporal UI, e.g.
+ * `EntityType = "job" AND JobStatus = "ASSIGNED"`. The dev server registers exactly these; production registers them
+ * with `temporal operator search-attribute create` (see docs/operations.md). Imported by workflow code, so this file
+ * must stay free of Node APIs.
+ */
+export const AccountId = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
+export const AppId = defineSearchAttributeKey('AppId', SearchAttributeType.KEYWORD);
+export const EntityType = defineSearchAttributeKey('EntityType', SearchAttributeType.KEYWORD);
+export const EntityId = defineSearchAttributeKey('EntityId', SearchAttributeType.KEYWORD);
+
+export const searchAttributes = [AccountId, AppId, EntityType, EntityId];

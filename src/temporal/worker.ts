@@ -1,0 +1,53 @@
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../../activities/index.ts';
+import type { Logger } from '../logger.ts';
+
+export interface WorkerOptions {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  workflowBundle: WorkflowBundle;
+  deps: ActivityDeps;
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Settles when the worker has stopped. */
+  finished: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Sends the SDK's own log lines through pino, so every line the process writes is structured JSON. */
+export function installTemporalLogger(logger: Logger): void {
+  const toPino: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'trace',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
+  const temporalLogger = logger.child({ component: 'temporal-sdk' });
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (entry) => temporalLogger[toPino[entry.level]](entry.meta ?? {}, entry.message)),
+  });
+}
+
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowBundle: options.workflowBundle,
+    activities: createActivities(options.deps),
+  });
+  const finished = worker.run().finally(() => connection.close());
+  return {
+    worker,
+    finished,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await finished;
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { selfTest } from './self-test.ts';
