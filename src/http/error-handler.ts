@@ -8,11 +8,11 @@ interface HttpLikeError {
   expose?: boolean;
 }
 
-/** Maps errors raised by the router itself (405/501 from allowedMethods, 413 from body reading) to our codes. */
+/** Maps http-errors thrown by Koa itself (e.g. a malformed URL) to our codes. */
 function codeForHttpStatus(status: number): ErrorCode | undefined {
-  if (status === 405 || status === 501) return 'method_not_allowed';
-  if (status === 413) return 'payload_too_large';
+  if (status === 400) return 'validation_failed';
   if (status === 404) return 'not_found';
+  if (status === 413) return 'payload_too_large';
   return undefined;
 }
 
@@ -22,9 +22,13 @@ export function errorHandler(logger: Logger): Middleware {
     const requestId: string = ctx.state.requestId;
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
+      if (ctx.body == null && ctx.status === 404) {
         ctx.status = 404;
         ctx.body = errorBody('not_found', `No route for ${ctx.method} ${ctx.path}`, requestId);
+      } else if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
+        // allowedMethods has set the Allow header; 501 (an unknown method) is answered as 405 too.
+        ctx.status = 405;
+        ctx.body = errorBody('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${ctx.response.get('allow')}`, requestId);
       }
     } catch (error) {
       if (error instanceof DomainError) {
@@ -35,7 +39,7 @@ export function errorHandler(logger: Logger): Middleware {
       const status = (error as HttpLikeError).status;
       const mapped = status ? codeForHttpStatus(status) : undefined;
       if (mapped) {
-        ctx.status = mapped === 'method_not_allowed' ? 405 : status!;
+        ctx.status = status!;
         ctx.body = errorBody(mapped, (error as Error).message, requestId);
         return;
       }

@@ -64,7 +64,7 @@ runMain(async () => {
       address: temporalAddress,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      workflowBundle: await bundleWorkflows(),
+      workflowBundle: await bundleWorkflows(logger),
       deps: { orm, logger },
     });
     stops.push(worker.shutdown);

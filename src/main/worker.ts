@@ -14,7 +14,7 @@ runMain(async () => {
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowBundle: await bundleWorkflows(),
+    workflowBundle: await bundleWorkflows(logger),
     deps: { orm, logger },
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');

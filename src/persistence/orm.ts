@@ -10,7 +10,7 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, snapshot: false, transactional: true, allOrNothing: true },
+    migrations: { migrationsList: migrations, snapshot: false, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: poolMax },
     // Read-your-writes: every request forks its own context; nothing is shared through the global one.
     allowGlobalContext: false,

@@ -1,4 +1,4 @@
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
 import type { Logger } from '../logger.ts';
 
@@ -6,7 +6,7 @@ export interface WorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
-  workflowBundle: WorkflowBundle;
+  workflowBundle: WorkflowBundleOption;
   deps: ActivityDeps;
 }
 

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { call, newAccount, sampleMessage } from '../support/api.ts';
+
+describe('POST /notification/create', () => {
+  it('stores the spec’s fields and answers 201 with the message in DRAFT', async () => {
+    const { apiKey, appId } = await newAccount();
+    const message = sampleMessage(appId);
+    const response = await call('POST', '/notification/create', { token: apiKey, body: message });
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      ...message,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'DRAFT',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+  });
+
+  it('fills documented defaults when optional fields are left out', async () => {
+    const { apiKey, appId } = await newAccount();
+    const response = await call('POST', '/notification/create', { token: apiKey, body: { appId, title: 'Only a title' } });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      action: 'Open',
+      expiry: 1440,
+      about: [],
+      priority: 'NORMAL',
+      favourite: 0,
+      type: 'RICHPUSH',
+      channel: 'PUSH',
+      subtitle: null,
+      playTime: null,
+      filterId: null,
+    });
+  });
+
+  it('answers 404 for an appId of another account', async () => {
+    const mine = await newAccount();
+    const theirs = await newAccount();
+    const response = await call('POST', '/notification/create', { token: mine.apiKey, body: sampleMessage(theirs.appId) });
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe('not_found');
+  });
+
+  it('requires authentication', async () => {
+    const { appId } = await newAccount();
+    const response = await call('POST', '/notification/create', { body: sampleMessage(appId) });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('GET /notification/get', () => {
+  it('returns the stored message', async () => {
+    const { apiKey, appId } = await newAccount();
+    const created = await call('POST', '/notification/create', { token: apiKey, body: sampleMessage(appId) });
+    const fetched = await call('GET', `/notification/get?id=${created.body.id}`, { token: apiKey });
+    expect(fetched.status).toBe(200);
+    expect(fetched.body).toEqual(created.body);
+  });
+
+  it('answers 404 for another account’s message and for an unknown id', async () => {
+    const mine = await newAccount();
+    const theirs = await newAccount();
+    const created = await call('POST', '/notification/create', { token: theirs.apiKey, body: sampleMessage(theirs.appId) });
+    const foreign = await call('GET', `/notification/get?id=${created.body.id}`, { token: mine.apiKey });
+    expect(foreign.status).toBe(404);
+    const unknown = await call('GET', '/notification/get?id=00000000-0000-4000-8000-000000000000', { token: mine.apiKey });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('answers 400 when the id is missing or malformed', async () => {
+    const { apiKey } = await newAccount();
+    const missing = await call('GET', '/notification/get', { token: apiKey });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details[0].path).toBe('query.id');
+    const malformed = await call('GET', '/notification/get?id=1%27%20or%201=1', { token: apiKey });
+    expect(malformed.status).toBe(400);
+  });
+});
+
+describe('GET /notification/list', () => {
+  it('filters by app and status and pages newest first without gaps or repeats', async () => {
+    const { accountId, apiKey, appId } = await newAccount();
+    const otherApp = await call('POST', `/accounts/${accountId}/apps`, { token: apiKey, body: { name: 'other' } });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const created = await call('POST', '/notification/create', { token: apiKey, body: { ...sampleMessage(appId), title: `m${i}` } });
+      ids.unshift(created.body.id);
+    }
+    await call('POST', '/notification/create', { token: apiKey, body: sampleMessage(otherApp.body.appId) });
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: any = await call('GET', `/notification/list?appId=${appId}&status=DRAFT&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: apiKey });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items.map((item: { id: string }) => item.id));
+      cursor = page.body.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(seen).toEqual(ids);
+    expect(pages).toBe(3);
+
+    const ready = await call('GET', `/notification/list?appId=${appId}&status=READY`, { token: apiKey });
+    expect(ready.body).toEqual({ items: [], nextCursor: null });
+  });
+
+  it('never lists another account’s messages', async () => {
+    const mine = await newAccount();
+    const theirs = await newAccount();
+    await call('POST', '/notification/create', { token: theirs.apiKey, body: sampleMessage(theirs.appId) });
+    const everything = await call('GET', '/notification/list', { token: mine.apiKey });
+    expect(everything.body.items).toEqual([]);
+    const byTheirApp = await call('GET', `/notification/list?appId=${theirs.appId}`, { token: mine.apiKey });
+    expect(byTheirApp.body.items).toEqual([]);
+  });
+
+  it('rejects a bad limit, status or cursor with 400', async () => {
+    const { apiKey } = await newAccount();
+    for (const qs of ['limit=0', 'limit=101', 'limit=abc', 'status=SENT', 'cursor=not-a-cursor', `cursor=${Buffer.from('["x","y"]').toString('base64url')}`]) {
+      const response = await call('GET', `/notification/list?${qs}`, { token: apiKey });
+      expect(response.status, qs).toBe(400);
+      expect(response.body.error.code).toBe('validation_failed');
+    }
+  });
+});

@@ -1,0 +1,72 @@
+import { inject } from 'vitest';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface CallOptions {
+  token?: string | undefined;
+  body?: unknown;
+  /** Sent as is, for malformed or oversized bodies. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+/** Calls the running service over HTTP, the way a client would. */
+export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | Buffer | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${inject('apiUrl')}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T };
+}
+
+export interface TestAccount {
+  accountId: string;
+  apiKey: string;
+  appId: string;
+}
+
+let counter = 0;
+
+/** A fresh account with one app, so each test is isolated from every other. */
+export async function newAccount(name = `account-${++counter}`): Promise<TestAccount> {
+  const account = await call('POST', '/admin/accounts', { token: inject('adminToken'), body: { name } });
+  if (account.status !== 201) throw new Error(`account creation failed: ${account.status} ${JSON.stringify(account.body)}`);
+  const app = await call('POST', `/accounts/${account.body.accountId}/apps`, { token: account.body.apiKey, body: { name: `${name}-app` } });
+  if (app.status !== 201) throw new Error(`app creation failed: ${app.status} ${JSON.stringify(app.body)}`);
+  return { accountId: account.body.accountId, apiKey: account.body.apiKey, appId: app.body.appId };
+}
+
+/** The message body from the spec's sample request. */
+export const sampleMessage = (appId: string) => ({
+  appId,
+  title: 'Weekend sale',
+  subtitle: 'Up to 50% off',
+  text: 'Tap to hear the announcement',
+  action: 'Open',
+  fbTitle: 'Weekend sale',
+  fbSubtitle: 'Up to 50% off',
+  fbText: 'Open the app to see the offers',
+  expiry: 1440,
+  playTime: 1_795_000_000_000,
+  about: [],
+  filterId: 'segment-42',
+  priority: 'LOW',
+  favourite: 0,
+  type: 'RICHPUSH',
+  channel: 'PUSH',
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, loadEmbeddedConfig, requiredSettings } from '../../src/config.ts';
+
+const validApi = {
+  DATABASE_URL: 'postgres://u:p@db:5432/app',
+  TEMPORAL_ADDRESS: 'temporal:7233',
+  ADMIN_TOKEN: 'a'.repeat(32),
+};
+
+describe('configuration', () => {
+  it('parses a valid api environment and applies defaults', () => {
+    expect(loadConfig('api', validApi)).toEqual({
+      ...validApi,
+      PORT: 3000,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: 'richpush',
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('names a missing variable in one line', () => {
+    const { DATABASE_URL: _omitted, ...rest } = validApi;
+    expect(() => loadConfig('api', rest)).toThrow(new ConfigError('Configuration error: DATABASE_URL is required'));
+  });
+
+  it('names each invalid variable and why', () => {
+    let message = '';
+    try {
+      loadConfig('api', { ...validApi, PORT: '99999', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).not.toContain('\n');
+    expect(message).toMatch(/PORT is invalid/);
+    expect(message).toMatch(/DATABASE_URL is invalid: must be a postgres:\/\/ URL/);
+    expect(message).toMatch(/LOG_LEVEL is invalid/);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(() => loadConfig('worker', { ...validApi, TEMPORAL_ADDRESS: '' })).toThrow(/TEMPORAL_ADDRESS is required/);
+  });
+
+  it('requires nothing in embedded mode, and still validates what is given', () => {
+    expect(loadEmbeddedConfig({})).toMatchObject({ PORT: 3000, DATA_DIR: '.data' });
+    expect(() => loadEmbeddedConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN is invalid/);
+  });
+
+  it('lists the settings each role must be given', () => {
+    expect(requiredSettings('api')).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'TEMPORAL_ADDRESS']);
+    expect(requiredSettings('worker')).toEqual(['DATABASE_URL', 'TEMPORAL_ADDRESS']);
+    expect(requiredSettings('migrate')).toEqual(['DATABASE_URL']);
+  });
+});
