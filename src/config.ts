@@ -50,6 +50,9 @@ const embeddedSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),
   TEMPORAL_ADDRESS: hostPort.optional(),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  /** Ports of the embedded Temporal dev server, when TEMPORAL_ADDRESS is unset. */
+  TEMPORAL_DEV_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
   DATA_DIR: z.string().min(1).default('.data'),
 });
 

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { DomainError, type ErrorCode } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import { errorBody } from './error-body.ts';
+import { dependencyRetryAfterSeconds, isDependencyUnavailable } from './dependency-errors.ts';
 
 interface HttpLikeError {
   status?: number;
@@ -41,6 +42,13 @@ export function errorHandler(logger: Logger): Middleware {
       if (mapped) {
         ctx.status = status!;
         ctx.body = errorBody(mapped, (error as Error).message, requestId);
+        return;
+      }
+      if (isDependencyUnavailable(error)) {
+        logger.warn({ err: error, requestId }, 'dependency unavailable');
+        ctx.status = 503;
+        ctx.set('Retry-After', String(dependencyRetryAfterSeconds));
+        ctx.body = errorBody('service_unavailable', 'A backing service is unavailable; retry later', requestId);
         return;
       }
       logger.error({ err: error, requestId }, 'unhandled error');

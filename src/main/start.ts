@@ -45,8 +45,8 @@ runMain(async () => {
       const temporal = await startEmbeddedTemporal({
         namespace: config.TEMPORAL_NAMESPACE,
         dbFilename: join(dataDir, 'temporal.db'),
-        port: 7233,
-        uiPort: 8233,
+        port: config.TEMPORAL_DEV_PORT,
+        uiPort: config.TEMPORAL_UI_PORT,
         cliPath: config.TEMPORAL_CLI_PATH,
         logger,
       });

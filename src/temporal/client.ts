@@ -1,13 +1,21 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 
 export interface TemporalClients {
   connection: Connection;
   client: Client;
 }
 
-/** A lazy connection: the API starts, and answers /readyz with 503, even while Temporal is unreachable. */
+/**
+ * A lazy connection: the API starts, and answers /readyz with 503, even while Temporal is unreachable. A request
+ * that needs Temporal while it is down fails within a few seconds (short connect timeout, few gRPC retries), so the
+ * caller gets a prompt 503 with Retry-After instead of a hanging request.
+ */
 export function createTemporalClients(address: string, namespace: string): TemporalClients {
-  const connection = Connection.lazy({ address });
+  const connection = Connection.lazy({
+    address,
+    connectTimeout: '2 seconds',
+    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 3 }))],
+  });
   return { connection, client: new Client({ connection, namespace }) };
 }
 

@@ -40,6 +40,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     taskQueue: options.taskQueue,
     workflowBundle: options.workflowBundle,
     activities: createActivities(options.deps),
+    // On shutdown, activities in flight get this long to finish before they are cancelled (and later retried).
+    shutdownGraceTime: '10 seconds',
   });
   const finished = worker.run().finally(() => connection.close());
   return {

@@ -47,6 +47,27 @@ describe('health endpoints', () => {
     expect(await response.json()).toEqual({ status: 'unavailable', checks: { postgres: 'up', temporal: 'down' } });
   });
 
+  it('answers a request that needs Temporal with 503 and Retry-After while Temporal is down', async () => {
+    const api = await apiWith(inject('databaseUrl'), unreachable);
+    started.push(api.stop);
+    const response = await fetch(`${api.url}/admin/self-test`, { method: 'POST', headers: { authorization: `Bearer ${'x'.repeat(32)}` } });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(((await response.json()) as any).error.code).toBe('service_unavailable');
+  });
+
+  it('answers a request that needs Postgres with 503 and Retry-After while Postgres is down', async () => {
+    const api = await apiWith(`postgres://postgres@${unreachable}/none`, inject('temporalAddress'));
+    started.push(api.stop);
+    const response = await fetch(`${api.url}/admin/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${'x'.repeat(32)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'while down' }),
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+  });
+
   it('answers 503 naming Postgres when only Postgres is down', async () => {
     const api = await apiWith(`postgres://postgres@${unreachable}/none`, inject('temporalAddress'));
     started.push(api.stop);

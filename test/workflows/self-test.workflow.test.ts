@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await connectTestEnvironment();
+});
+afterAll(() => env?.teardown());
+
+describe('selfTest workflow', () => {
+  it('returns what its activity read, retrying the activity on failure', async () => {
+    let calls = 0;
+    const activities = {
+      async readDatabaseClock() {
+        calls++;
+        if (calls === 1) throw new Error('database briefly unreachable');
+        return '2026-01-02T03:04:05.000Z';
+      },
+    };
+    const { worker, taskQueue } = await createTestWorker(env, activities);
+    const result = await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start('selfTest', { taskQueue, workflowId: `self-test:wf-${taskQueue}` });
+      const value = await handle.result();
+      await recordHistoryIfAsked(handle, 'self-test');
+      return value;
+    });
+    expect(result).toEqual({ workflowId: `self-test:wf-${taskQueue}`, databaseNow: '2026-01-02T03:04:05.000Z' });
+    expect(calls).toBe(2);
+  });
+});
