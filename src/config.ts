@@ -14,10 +14,25 @@ const hostPort = z
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
+const secretsKey = z
+  .string()
+  .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+
 const sharedSettings = {
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('richpush'),
   LOG_LEVEL: logLevel.default('info'),
+  /** Encrypts secrets kept in Postgres (endpoint signing secrets, provider credentials). */
+  SECRETS_KEY: secretsKey,
+  /** Comma-separated CIDRs that outbound URLs may reach although they are private (tests, private deployments). */
+  OUTBOUND_ALLOW_CIDRS: z.string().optional(),
+};
+
+const deliverySettings = {
+  DELIVERY_RETRY_INITIAL_MS: z.coerce.number().int().min(1).default(5000),
+  DELIVERY_RETRY_BACKOFF: z.coerce.number().min(1).default(3),
+  DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(12),
+  ENDPOINT_DISABLE_AFTER_HOURS: z.coerce.number().positive().default(120),
 };
 
 const apiSettings = {
@@ -29,11 +44,13 @@ const productionSchemas = {
   api: z.object({
     ...sharedSettings,
     ...apiSettings,
+    ...deliverySettings,
     DATABASE_URL: postgresUrl,
     TEMPORAL_ADDRESS: hostPort,
   }),
   worker: z.object({
     ...sharedSettings,
+    ...deliverySettings,
     DATABASE_URL: postgresUrl,
     TEMPORAL_ADDRESS: hostPort,
   }),
@@ -45,6 +62,8 @@ const productionSchemas = {
 
 const embeddedSchema = z.object({
   ...sharedSettings,
+  ...deliverySettings,
+  SECRETS_KEY: secretsKey.optional(),
   PORT: apiSettings.PORT,
   ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),
   DATABASE_URL: postgresUrl.optional(),

@@ -7,9 +7,12 @@ import { startEmbeddedTemporal } from '../src/embedded/temporal.ts';
 import { createLogger } from '../src/logger.ts';
 import { connectOrm, migrateUp } from '../src/persistence/orm.ts';
 import { startApiServer } from '../src/service/api-server.ts';
-import { createApiServices } from '../src/service/compose.ts';
+import { createApiServices, type ServiceSettings } from '../src/service/compose.ts';
+import { startServiceWorker } from '../src/service/worker-process.ts';
+import { generateSecretsKey } from '../src/security/secret-box.ts';
 import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
-import { installTemporalLogger, startWorker } from '../src/temporal/worker.ts';
+import { installTemporalLogger } from '../src/temporal/worker.ts';
+import { generateTestCertificate } from './support/receiver.ts';
 import { createTestDatabase } from './support/test-database.ts';
 
 declare module 'vitest' {
@@ -21,6 +24,9 @@ declare module 'vitest' {
     namespace: string;
     taskQueue: string;
     workflowBundlePath: string;
+    secretsKey: string;
+    receiverCert: string;
+    receiverKey: string;
   }
 }
 
@@ -36,6 +42,7 @@ export default async function setup(project: TestProject) {
   const namespace = 'default';
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
   const adminToken = `adm_test_${randomBytes(24).toString('hex')}`;
+  const secretsKey = generateSecretsKey();
   const scratch = await mkdtemp(join(tmpdir(), 'rp-test-'));
   const cleanups: Array<() => Promise<unknown>> = [() => rm(scratch, { recursive: true, force: true })];
   const teardown = async () => {
@@ -60,24 +67,23 @@ export default async function setup(project: TestProject) {
     cleanups.push(() => orm.close());
     await migrateUp(orm);
 
-    const worker = await startWorker({
-      address: temporal.address,
-      namespace,
-      taskQueue,
-      workflowBundle: { codePath: workflowBundlePath },
-      deps: { orm, logger },
-    });
-    cleanups.push(worker.shutdown);
-
-    const services = await createApiServices({
+    const certificate = await generateTestCertificate();
+    const settings: ServiceSettings = {
       databaseUrl: database.url,
       temporalAddress: temporal.address,
       namespace,
       taskQueue,
-      adminToken,
+      secretsKey,
+      // The test receivers listen on loopback, which the address policy blocks unless allowed.
+      outboundAllowCidrs: '127.0.0.0/8,::1/128',
+      // Quick retries, so retry tests finish in seconds; the schedule's shape is the same as in production.
+      delivery: { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 4, disableAfterHours: 120 },
       logger,
-      orm,
-    });
+    };
+    const worker = await startServiceWorker(settings, orm, { workflowBundle: { codePath: workflowBundlePath }, outboundCa: certificate.cert });
+    cleanups.push(worker.stop);
+
+    const services = await createApiServices({ ...settings, adminToken }, orm);
     cleanups.push(() => services.temporal.connection.close());
     const api = await startApiServer(0, services, '127.0.0.1');
     cleanups.push(api.close);
@@ -90,6 +96,9 @@ export default async function setup(project: TestProject) {
     project.provide('namespace', namespace);
     project.provide('taskQueue', taskQueue);
     project.provide('workflowBundlePath', workflowBundlePath);
+    project.provide('secretsKey', secretsKey);
+    project.provide('receiverCert', certificate.cert);
+    project.provide('receiverKey', certificate.key);
   } catch (error) {
     await teardown();
     throw error;

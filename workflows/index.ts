@@ -1,1 +1,2 @@
+export { deliverWebhook, fanOutEvent } from './deliveries.ts';
 export { selfTest } from './self-test.ts';

@@ -1,7 +1,10 @@
 import type { RouteSpec } from '../http/route.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
+import { deliveryRoutes } from './deliveries/routes.ts';
 import { openApiRoute } from './docs/routes.ts';
+import { endpointRoutes } from './endpoints/routes.ts';
+import { eventTypeRoutes } from './event-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
 
@@ -11,5 +14,8 @@ export const routes: RouteSpec[] = [
   ...adminRoutes,
   ...appRoutes,
   ...notificationRoutes,
+  ...eventTypeRoutes,
+  ...endpointRoutes,
+  ...deliveryRoutes,
 ];
 routes.push(openApiRoute(() => routes));

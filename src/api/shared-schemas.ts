@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** A cursor from a previous page: base64url of MikroORM's [createdAt, id] keyset, checked before it is used. */
-const cursorKeys = z.tuple([z.iso.datetime({ offset: true }), z.uuid()]);
+const cursorKeys = z.tuple([z.iso.datetime({ offset: true }), z.string().min(1).max(64)]);
 
 export const cursorParam = z
   .string()

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'invalid_state'
+  | 'invalid_url'
   | 'conflict'
   | 'service_unavailable'
   | 'internal';
@@ -29,6 +30,7 @@ const statusOf: Record<ErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   invalid_state: 409,
+  invalid_url: 422,
   conflict: 409,
   service_unavailable: 503,
   internal: 500,

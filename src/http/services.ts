@@ -1,6 +1,9 @@
 import type { Client, Connection } from '@temporalio/client';
+import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
 import type { Logger } from '../logger.ts';
 import type { Orm } from '../persistence/orm.ts';
+import type { AllowList, Resolve } from '../security/ip-policy.ts';
+import type { SecretBox } from '../security/secret-box.ts';
 
 /** What the API needs from the outside world; built once at start and shared by every request. */
 export interface ApiServices {
@@ -8,4 +11,8 @@ export interface ApiServices {
   temporal: { client: Client; connection: Connection; taskQueue: string };
   adminToken: string;
   logger: Logger;
+  secrets: SecretBox;
+  delivery: DeliverySettings;
+  /** Checks endpoint URLs against the address policy. */
+  outbound: { allow: AllowList; resolve: Resolve };
 }

@@ -7,9 +7,11 @@ import { startEmbeddedTemporal } from '../embedded/temporal.ts';
 import { createLogger } from '../logger.ts';
 import { connectOrm, migrateUp } from '../persistence/orm.ts';
 import { startApiServer } from '../service/api-server.ts';
-import { createApiServices } from '../service/compose.ts';
-import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
-import { installTemporalLogger, startWorker } from '../temporal/worker.ts';
+import { createApiServices, serviceSettingsFrom } from '../service/compose.ts';
+import { startServiceWorker } from '../service/worker-process.ts';
+import { generateSecretsKey } from '../security/secret-box.ts';
+import { generateToken } from '../security/tokens.ts';
+import { installTemporalLogger } from '../temporal/worker.ts';
 import { runMain } from './run-main.ts';
 
 /**
@@ -30,7 +32,8 @@ runMain(async () => {
   };
 
   try {
-    const adminToken = config.ADMIN_TOKEN ?? (await loadOrCreateSecret(join(dataDir, 'admin-token'), 'adm_'));
+    const adminToken = config.ADMIN_TOKEN ?? (await loadOrCreateSecret(join(dataDir, 'admin-token'), () => generateToken('adm_')));
+    const secretsKey = config.SECRETS_KEY ?? (await loadOrCreateSecret(join(dataDir, 'secrets-key'), generateSecretsKey));
 
     let databaseUrl = config.DATABASE_URL;
     if (!databaseUrl) {
@@ -60,24 +63,11 @@ runMain(async () => {
     const applied = await migrateUp(orm);
     if (applied.length) logger.info({ applied }, 'migrations applied');
 
-    const worker = await startWorker({
-      address: temporalAddress,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      workflowBundle: await bundleWorkflows(logger),
-      deps: { orm, logger },
-    });
-    stops.push(worker.shutdown);
+    const settings = serviceSettingsFrom({ ...config, SECRETS_KEY: secretsKey }, { databaseUrl, temporalAddress }, logger);
+    const worker = await startServiceWorker(settings, orm);
+    stops.push(worker.stop);
 
-    const services = await createApiServices({
-      databaseUrl,
-      temporalAddress,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      adminToken,
-      logger,
-      orm,
-    });
+    const services = await createApiServices({ ...settings, adminToken }, orm);
     stops.push(() => services.temporal.connection.close());
     const api = await startApiServer(config.PORT, services);
     stops.push(api.close);

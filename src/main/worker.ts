@@ -1,22 +1,18 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { connectOrm } from '../persistence/orm.ts';
-import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
-import { installTemporalLogger, startWorker } from '../temporal/worker.ts';
+import { serviceSettingsFrom } from '../service/compose.ts';
+import { startServiceWorker } from '../service/worker-process.ts';
+import { installTemporalLogger } from '../temporal/worker.ts';
 import { runMain } from './run-main.ts';
 
 runMain(async () => {
   const config = loadConfig('worker');
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   installTemporalLogger(logger);
+  const settings = serviceSettingsFrom(config, { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS }, logger);
   const orm = await connectOrm(config.DATABASE_URL);
-  const worker = await startWorker({
-    address: config.TEMPORAL_ADDRESS,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowBundle: await bundleWorkflows(logger),
-    deps: { orm, logger },
-  });
+  const worker = await startServiceWorker(settings, orm);
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   worker.finished.catch((error: unknown) => {
     logger.fatal({ err: error }, 'worker stopped unexpectedly');
@@ -24,7 +20,7 @@ runMain(async () => {
   });
   return async () => {
     logger.info('worker shutting down');
-    await worker.shutdown();
+    await worker.stop();
     await orm.close();
     logger.info('worker stopped');
   };

@@ -1,29 +1,98 @@
-import type { Logger } from '../logger.ts';
-import { connectOrm, type Orm } from '../persistence/orm.ts';
-import { createTemporalClients } from '../temporal/client.ts';
+import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
 import type { ApiServices } from '../http/services.ts';
+import type { Logger } from '../logger.ts';
+import { createOutboundHttpClient } from '../outbound/http-client.ts';
+import { connectOrm, type Orm } from '../persistence/orm.ts';
+import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
+import { createSecretBox } from '../security/secret-box.ts';
+import { createTemporalClients, type TemporalClients } from '../temporal/client.ts';
+import type { ActivityDeps } from '../../activities/index.ts';
 
-/** Builds the API's long-lived dependencies from settings. */
-export async function createApiServices(settings: {
+/** The settings the API and the worker are built from, whichever entry point read them. */
+export interface ServiceSettings {
   databaseUrl: string;
   temporalAddress: string;
   namespace: string;
   taskQueue: string;
-  adminToken: string;
+  secretsKey: string;
+  outboundAllowCidrs?: string | undefined;
+  delivery: DeliverySettings;
   logger: Logger;
-  orm?: Orm;
-}): Promise<ApiServices> {
-  const orm = settings.orm ?? (await connectOrm(settings.databaseUrl));
+}
+
+interface DeliveryConfig {
+  DELIVERY_RETRY_INITIAL_MS: number;
+  DELIVERY_RETRY_BACKOFF: number;
+  DELIVERY_MAX_ATTEMPTS: number;
+  ENDPOINT_DISABLE_AFTER_HOURS: number;
+}
+
+interface SharedConfig extends DeliveryConfig {
+  TEMPORAL_NAMESPACE: string;
+  TEMPORAL_TASK_QUEUE: string;
+  SECRETS_KEY: string;
+  OUTBOUND_ALLOW_CIDRS?: string | undefined;
+}
+
+/** Maps parsed configuration onto service settings; embedded mode supplies the URLs of the servers it started. */
+export function serviceSettingsFrom(
+  config: SharedConfig,
+  servers: { databaseUrl: string; temporalAddress: string },
+  logger: Logger,
+): ServiceSettings {
+  return {
+    ...servers,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    secretsKey: config.SECRETS_KEY,
+    outboundAllowCidrs: config.OUTBOUND_ALLOW_CIDRS,
+    delivery: {
+      retryInitialMs: config.DELIVERY_RETRY_INITIAL_MS,
+      retryBackoff: config.DELIVERY_RETRY_BACKOFF,
+      maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+      disableAfterHours: config.ENDPOINT_DISABLE_AFTER_HOURS,
+    },
+    logger,
+  };
+}
+
+/** Builds the API's long-lived dependencies. Pass `orm` to share one pool with a worker in the same process. */
+export async function createApiServices(settings: ServiceSettings & { adminToken: string }, orm?: Orm): Promise<ApiServices> {
   const temporal = createTemporalClients(settings.temporalAddress, settings.namespace);
   return {
-    orm,
+    orm: orm ?? (await connectOrm(settings.databaseUrl)),
     temporal: { ...temporal, taskQueue: settings.taskQueue },
     adminToken: settings.adminToken,
     logger: settings.logger,
+    secrets: createSecretBox(settings.secretsKey),
+    delivery: settings.delivery,
+    outbound: { allow: parseAllowCidrs(settings.outboundAllowCidrs), resolve: systemResolve },
   };
 }
 
 export async function closeApiServices(services: ApiServices): Promise<void> {
   await services.temporal.connection.close();
   await services.orm.close();
+}
+
+/** Builds what the activities use. `outboundCa` adds a trusted CA for the delivery client (tests). */
+export function createActivityDeps(
+  settings: ServiceSettings,
+  orm: Orm,
+  temporal: TemporalClients,
+  outboundCa?: string,
+): ActivityDeps & { close(): Promise<void> } {
+  const http = createOutboundHttpClient({ allow: parseAllowCidrs(settings.outboundAllowCidrs), ca: outboundCa });
+  return {
+    orm,
+    logger: settings.logger,
+    http,
+    secrets: createSecretBox(settings.secretsKey),
+    temporal: { client: temporal.client, taskQueue: settings.taskQueue },
+    delivery: settings.delivery,
+    async close() {
+      http.close();
+      await temporal.connection.close();
+    },
+  };
 }

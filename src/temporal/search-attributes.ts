@@ -10,5 +10,15 @@ export const AccountId = defineSearchAttributeKey('AccountId', SearchAttributeTy
 export const AppId = defineSearchAttributeKey('AppId', SearchAttributeType.KEYWORD);
 export const EntityType = defineSearchAttributeKey('EntityType', SearchAttributeType.KEYWORD);
 export const EntityId = defineSearchAttributeKey('EntityId', SearchAttributeType.KEYWORD);
+/** The event type a run handles: an outbound event's type on deliveries, the client's eventType on ingest runs. */
+export const EventType = defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD);
 
-export const searchAttributes = [AccountId, AppId, EntityType, EntityId];
+export const searchAttributes = [AccountId, AppId, EntityType, EntityId, EventType];
+
+/** The attributes of a delivery run, set alike whether the fan-out or a redelivery starts it. */
+export const deliverySearchAttributes = (accountId: string, deliveryId: string, eventType: string) => [
+  { key: AccountId, value: accountId },
+  { key: EntityType, value: 'delivery' },
+  { key: EntityId, value: deliveryId },
+  { key: EventType, value: eventType },
+];

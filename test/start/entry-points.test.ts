@@ -17,10 +17,12 @@ const run = async (script: string, env: NodeJS.ProcessEnv) => {
   }
 };
 
+const key = Buffer.alloc(32, 3).toString('base64');
+
 describe('entry points refuse a bad configuration with one line naming the variable', () => {
   it.each([
-    ['src/main/api.ts', { TEMPORAL_ADDRESS: 'localhost:7233', ADMIN_TOKEN: 'a'.repeat(32) }, 'Configuration error: DATABASE_URL is required'],
-    ['src/main/worker.ts', { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'nope' }, 'Configuration error: TEMPORAL_ADDRESS is invalid: must be host:port'],
+    ['src/main/api.ts', { TEMPORAL_ADDRESS: 'localhost:7233', ADMIN_TOKEN: 'a'.repeat(32), SECRETS_KEY: key }, 'Configuration error: DATABASE_URL is required'],
+    ['src/main/worker.ts', { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'nope', SECRETS_KEY: key }, 'Configuration error: TEMPORAL_ADDRESS is invalid: must be host:port'],
     ['src/main/migrate.ts', { DATABASE_URL: 'http://example.com' }, 'Configuration error: DATABASE_URL is invalid: must be a postgres:// URL'],
     ['src/main/start.ts', { PORT: 'eighty' }, 'Configuration error: PORT is invalid'],
   ])('%s', async (script, env, expected) => {

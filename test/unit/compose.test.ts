@@ -59,7 +59,8 @@ function interpolate(value: string): string {
   return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (match, _name, op, arg) => {
     if (match === '$$') return '$';
     if (op === ':-' || op === '-') return arg as string;
-    if (op === ':?' || op === '?') return 'x'.repeat(40);
+    // A variable the operator must set: stand in a value that is valid for any setting (44 chars, 32 bytes base64).
+    if (op === ':?' || op === '?') return Buffer.alloc(32, 7).toString('base64');
     return '';
   });
 }

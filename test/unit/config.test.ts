@@ -5,6 +5,7 @@ const validApi = {
   DATABASE_URL: 'postgres://u:p@db:5432/app',
   TEMPORAL_ADDRESS: 'temporal:7233',
   ADMIN_TOKEN: 'a'.repeat(32),
+  SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
 };
 
 describe('configuration', () => {
@@ -15,6 +16,10 @@ describe('configuration', () => {
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: 'richpush',
       LOG_LEVEL: 'info',
+      DELIVERY_RETRY_INITIAL_MS: 5000,
+      DELIVERY_RETRY_BACKOFF: 3,
+      DELIVERY_MAX_ATTEMPTS: 12,
+      ENDPOINT_DISABLE_AFTER_HOURS: 120,
     });
   });
 
@@ -36,6 +41,10 @@ describe('configuration', () => {
     expect(message).toMatch(/LOG_LEVEL is invalid/);
   });
 
+  it('checks that SECRETS_KEY is 32 bytes of base64', () => {
+    expect(() => loadConfig('worker', { ...validApi, SECRETS_KEY: 'c2hvcnQ=' })).toThrow(/SECRETS_KEY is invalid: must be 32 bytes/);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(() => loadConfig('worker', { ...validApi, TEMPORAL_ADDRESS: '' })).toThrow(/TEMPORAL_ADDRESS is required/);
   });
@@ -46,8 +55,8 @@ describe('configuration', () => {
   });
 
   it('lists the settings each role must be given', () => {
-    expect(requiredSettings('api')).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'TEMPORAL_ADDRESS']);
-    expect(requiredSettings('worker')).toEqual(['DATABASE_URL', 'TEMPORAL_ADDRESS']);
+    expect(requiredSettings('api')).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
+    expect(requiredSettings('worker')).toEqual(['DATABASE_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
     expect(requiredSettings('migrate')).toEqual(['DATABASE_URL']);
   });
 });

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { EntityId, EntityType } from '../../temporal/search-attributes.ts';
+import { selfTestWorkflowId } from '../../temporal/workflow-ids.ts';
 import type { SelfTestResult } from '../../../workflows/self-test.ts';
-
-export const selfTestWorkflowId = (id: string) => `self-test:${id}`;
 
 /** Runs the self-test workflow to completion and returns what the worker read from Postgres. */
 export async function runSelfTest(client: Client, taskQueue: string): Promise<SelfTestResult & { runId: string }> {

@@ -1,7 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122175541_initial } from './Migration20261122175541_initial.ts';
+import { Migration20261122181333_outbound_webhooks } from './Migration20261122181333_outbound_webhooks.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261122175541_initial', class: Migration20261122175541_initial },
+  { name: 'Migration20261122181333_outbound_webhooks', class: Migration20261122181333_outbound_webhooks },
 ];

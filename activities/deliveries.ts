@@ -1,0 +1,46 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { attemptDelivery } from '../src/domain/deliveries/attempt-delivery.ts';
+import { finishDelivery } from '../src/domain/deliveries/finish-delivery.ts';
+import { prepareDeliveries, type DeliveryTarget } from '../src/domain/deliveries/prepare-deliveries.ts';
+import type { ActivityDeps } from './index.ts';
+
+/**
+ * Delivery activities. Each forks its own EntityManager; the attempt turns the domain's verdict into what Temporal
+ * understands: a normal return, a non-retryable failure, or a retryable one with an optional next delay.
+ */
+export function createDeliveryActivities({ orm, http, secrets, temporal, delivery }: ActivityDeps) {
+  return {
+    async prepareDeliveries(input: { eventId: string; onlyEndpointId?: string | undefined }): Promise<DeliveryTarget[]> {
+      return prepareDeliveries(orm.em.fork(), input);
+    },
+
+    async attemptDelivery(input: { deliveryId: string }): Promise<{ delivered: boolean; reason?: string }> {
+      const em = orm.em.fork();
+      const result = await attemptDelivery(
+        { em, http, secrets, publish: { em, temporal, delivery } },
+        { deliveryId: input.deliveryId, attemptNumber: Context.current().info.attempt },
+      );
+      switch (result.kind) {
+        case 'delivered':
+          return { delivered: true };
+        case 'gone':
+          return { delivered: false, reason: result.reason };
+        case 'rejected':
+          throw ApplicationFailure.nonRetryable(result.reason, 'DeliveryRejected');
+        case 'endpoint_unavailable':
+          throw ApplicationFailure.nonRetryable(result.reason, 'EndpointUnavailable');
+        case 'retry':
+          throw ApplicationFailure.create({
+            message: result.reason,
+            type: 'DeliveryFailed',
+            ...(result.afterMs === undefined ? {} : { nextRetryDelay: result.afterMs }),
+          });
+      }
+    },
+
+    async finishDelivery(input: { deliveryId: string; status: 'pending' | 'succeeded' | 'failed'; reason?: string }): Promise<void> {
+      if (input.status === 'pending') return;
+      await finishDelivery(orm.em.fork(), { deliveryId: input.deliveryId, status: input.status, reason: input.reason });
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import type { DeliveryRetry } from '../../../workflows/deliveries.ts';
+
+/** How deliveries retry, and when an endpoint that keeps failing is disabled; from configuration. */
+export interface DeliverySettings {
+  retryInitialMs: number;
+  retryBackoff: number;
+  maxAttempts: number;
+  disableAfterHours: number;
+}
+
+export const retryOf = (settings: DeliverySettings): DeliveryRetry => ({
+  initialMs: settings.retryInitialMs,
+  backoff: settings.retryBackoff,
+  maxAttempts: settings.maxAttempts,
+});

@@ -1,0 +1,54 @@
+/**
+ * The outbound event types an endpoint can subscribe to, each with what it means and an example of its
+ * `data.result`. GET /event-types serves this list; `eventTypes` on an endpoint must name entries of it.
+ */
+export interface EventTypeInfo {
+  description: string;
+  exampleResult: Record<string, unknown>;
+}
+
+export const eventTypeCatalogue = {
+  'webhook.test': {
+    description: 'Sent by POST /accounts/{accountId}/endpoints/{endpointId}/test to check a receiver.',
+    exampleResult: { message: 'This is a test event from the rich push service.' },
+  },
+  'endpoint.disabled': {
+    description: 'An endpoint was disabled: its deliveries all failed for too long, or it answered 410 Gone.',
+    exampleResult: { endpointId: 'ep_5Qb7…', url: 'https://example.com/hooks', reason: 'every delivery failed for 120 hours' },
+  },
+  'job.assigned': {
+    description: 'A recording job was assigned to its artist.',
+    exampleResult: { jobId: '…', artist: 'artist@example.com', script: '…', dueDate: 1767225600000, artistDueDate: 1767139200000 },
+  },
+  'job.recording_submitted': {
+    description: 'The artist submitted a recording for a job.',
+    exampleResult: { jobId: '…', fileId: '…', url: 'https://cdn.example.com/take-1.m4a' },
+  },
+  'job.accepted': {
+    description: 'A job was accepted; its message now carries the selected recording and is READY.',
+    exampleResult: { jobId: '…', notificationId: '…', fileId: '…' },
+  },
+  'job.cancelled': {
+    description: 'A job was cancelled; its message is back in DRAFT.',
+    exampleResult: { jobId: '…', notificationId: '…' },
+  },
+  'job.artist_overdue': {
+    description: 'The artist due date passed and nothing was submitted.',
+    exampleResult: { jobId: '…', artist: 'artist@example.com', artistDueDate: 1767139200000 },
+  },
+  'job.overdue': {
+    description: 'The job due date passed and the job is not accepted.',
+    exampleResult: { jobId: '…', status: 'SUBMITTED', dueDate: 1767225600000 },
+  },
+  'experience.goal.reached': {
+    description: 'A person reached the goal of an experience (flow).',
+    exampleResult: { goal: 'purchase', experienceName: 'Weekend sale' },
+  },
+  'experience.ended': {
+    description: 'An experience (flow) ended for a person, or for an anonymous run when no person was identified.',
+    exampleResult: { outcome: 'completed' },
+  },
+} as const satisfies Record<string, EventTypeInfo>;
+
+export type EventType = keyof typeof eventTypeCatalogue;
+export const eventTypeNames = Object.keys(eventTypeCatalogue) as [EventType, ...EventType[]];

@@ -1,0 +1,91 @@
+import { Agent, request } from 'node:https';
+import { blockedReason, guardedLookup, normaliseHost, type AllowList } from '../security/ip-policy.ts';
+
+export interface OutboundResponse {
+  status: number;
+  retryAfter: string | undefined;
+  /** The first 4 KB of the body, for the delivery log. */
+  body: string;
+}
+
+export interface OutboundHttpClient {
+  post(url: string, headers: Record<string, string>, body: string): Promise<OutboundResponse>;
+  close(): void;
+}
+
+export interface OutboundHttpOptions {
+  allow: AllowList;
+  timeoutMs?: number;
+  /** Extra trusted CA certificates (PEM). Production relies on NODE_EXTRA_CA_CERTS; tests pass their own CA. */
+  ca?: string | undefined;
+}
+
+export const responseBodyLimit = 4096;
+
+/** Why a request did not get an HTTP answer. The message goes into the delivery log. */
+export class OutboundRequestError extends Error {
+  override name = 'OutboundRequestError';
+}
+
+/**
+ * POSTs to customer URLs. The address check runs again here, at connect time (DNS answers are checked in the
+ * lookup, literal IPs before the request), so a name that changed its DNS answer since registration cannot reach a
+ * blocked address. Redirects are never followed; only the first 4 KB of a response are read.
+ */
+export function createOutboundHttpClient(options: OutboundHttpOptions): OutboundHttpClient {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const agent = new Agent({ keepAlive: true, maxSockets: 64, lookup: guardedLookup(options.allow), ...(options.ca ? { ca: options.ca } : {}) });
+
+  return {
+    post(url, headers, body) {
+      const target = new URL(url);
+      const host = normaliseHost(target.hostname);
+      if (host.kind === 'ip') {
+        const reason = blockedReason(host.address, options.allow);
+        if (reason) return Promise.reject(new OutboundRequestError(`blocked address: ${reason}`));
+      }
+      return new Promise<OutboundResponse>((resolve, reject) => {
+        const req = request(
+          target,
+          {
+            method: 'POST',
+            agent,
+            headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': 'richpush-webhooks/1' },
+            signal: AbortSignal.timeout(timeoutMs),
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            let kept = 0;
+            res.on('data', (chunk: Buffer) => {
+              if (kept < responseBodyLimit) {
+                chunks.push(chunk);
+                kept += chunk.length;
+              }
+              if (kept >= responseBodyLimit) res.destroy();
+            });
+            const finish = () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                retryAfter: res.headers['retry-after'],
+                body: Buffer.concat(chunks).subarray(0, responseBodyLimit).toString('utf8'),
+              });
+            res.once('end', finish);
+            res.once('close', finish);
+            res.once('error', finish);
+          },
+        );
+        req.once('error', (error: NodeJS.ErrnoException) => {
+          const reason =
+            error.name === 'AbortError' || error.name === 'TimeoutError'
+              ? `timed out after ${timeoutMs} ms`
+              : error.code === 'ERR_BLOCKED_ADDRESS'
+                ? `blocked address: ${error.message}`
+                : `${error.code ?? error.name}: ${error.message}`;
+          reject(new OutboundRequestError(reason));
+        });
+        req.end(body);
+      });
+    },
+    close: () => agent.destroy(),
+  };
+}

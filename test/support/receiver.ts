@@ -1,0 +1,81 @@
+import { createServer, type Server } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import { inject } from 'vitest';
+import { generate } from 'selfsigned';
+
+/** A certificate for `localhost`, 127.0.0.1 and ::1. Made once per run; the delivery client trusts it. */
+export async function generateTestCertificate(): Promise<{ cert: string; key: string }> {
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notAfterDate: new Date(Date.now() + 2 * 24 * 3600 * 1000),
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
+export interface ReceivedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAt: number;
+}
+
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  delayMs?: number;
+}
+
+export type Responder = (request: ReceivedRequest, index: number) => Reply;
+
+export interface TestReceiver {
+  url: string;
+  requests: ReceivedRequest[];
+  respondWith(responder: Responder): void;
+  waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+/** A real HTTPS webhook receiver on loopback, answering as the test scripts it (200 by default). */
+export async function startReceiver(responder: Responder = () => ({ status: 200, body: 'ok' })): Promise<TestReceiver> {
+  const requests: ReceivedRequest[] = [];
+  let respond = responder;
+  const server: Server = createServer({ cert: inject('receiverCert'), key: inject('receiverKey') }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const received = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      requests.push(received);
+      const reply = respond(received, requests.length - 1);
+      setTimeout(() => {
+        res.writeHead(reply.status, reply.headers);
+        res.end(reply.body ?? '');
+      }, reply.delayMs ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `https://localhost:${port}/hooks`,
+    requests,
+    respondWith: (next) => (respond = next),
+    async waitForRequests(count, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (requests.length < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} requests, received ${requests.length}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      return requests.slice(0, count);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
