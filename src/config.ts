@@ -32,6 +32,7 @@ const deliverySettings = {
   DELIVERY_RETRY_INITIAL_MS: z.coerce.number().int().min(1).default(5000),
   DELIVERY_RETRY_BACKOFF: z.coerce.number().min(1).default(3),
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(12),
+  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   ENDPOINT_DISABLE_AFTER_HOURS: z.coerce.number().positive().default(120),
 };
 

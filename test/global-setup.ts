@@ -27,6 +27,7 @@ declare module 'vitest' {
     secretsKey: string;
     receiverCert: string;
     receiverKey: string;
+    delivery: { retryInitialMs: number; retryBackoff: number; maxAttempts: number; timeoutMs: number; disableAfterHours: number };
   }
 }
 
@@ -77,7 +78,7 @@ export default async function setup(project: TestProject) {
       // The test receivers listen on loopback, which the address policy blocks unless allowed.
       outboundAllowCidrs: '127.0.0.0/8,::1/128',
       // Quick retries, so retry tests finish in seconds; the schedule's shape is the same as in production.
-      delivery: { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 4, disableAfterHours: 120 },
+      delivery: { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 4, timeoutMs: 1500, disableAfterHours: 120 },
       logger,
     };
     const worker = await startServiceWorker(settings, orm, { workflowBundle: { codePath: workflowBundlePath }, outboundCa: certificate.cert });
@@ -99,6 +100,7 @@ export default async function setup(project: TestProject) {
     project.provide('secretsKey', secretsKey);
     project.provide('receiverCert', certificate.cert);
     project.provide('receiverKey', certificate.key);
+    project.provide('delivery', settings.delivery);
   } catch (error) {
     await teardown();
     throw error;

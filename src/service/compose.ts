@@ -24,6 +24,7 @@ interface DeliveryConfig {
   DELIVERY_RETRY_INITIAL_MS: number;
   DELIVERY_RETRY_BACKOFF: number;
   DELIVERY_MAX_ATTEMPTS: number;
+  DELIVERY_TIMEOUT_MS: number;
   ENDPOINT_DISABLE_AFTER_HOURS: number;
 }
 
@@ -50,6 +51,7 @@ export function serviceSettingsFrom(
       retryInitialMs: config.DELIVERY_RETRY_INITIAL_MS,
       retryBackoff: config.DELIVERY_RETRY_BACKOFF,
       maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+      timeoutMs: config.DELIVERY_TIMEOUT_MS,
       disableAfterHours: config.ENDPOINT_DISABLE_AFTER_HOURS,
     },
     logger,
@@ -82,7 +84,11 @@ export function createActivityDeps(
   temporal: TemporalClients,
   outboundCa?: string,
 ): ActivityDeps & { close(): Promise<void> } {
-  const http = createOutboundHttpClient({ allow: parseAllowCidrs(settings.outboundAllowCidrs), ca: outboundCa });
+  const http = createOutboundHttpClient({
+    allow: parseAllowCidrs(settings.outboundAllowCidrs),
+    timeoutMs: settings.delivery.timeoutMs,
+    ca: outboundCa,
+  });
   return {
     orm,
     logger: settings.logger,

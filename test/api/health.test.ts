@@ -15,7 +15,7 @@ async function apiWith(databaseUrl: string, temporalAddress: string): Promise<Ru
     taskQueue: 'unused',
     adminToken: 'x'.repeat(32),
     secretsKey: inject('secretsKey'),
-    delivery: { retryInitialMs: 1000, retryBackoff: 2, maxAttempts: 3, disableAfterHours: 120 },
+    delivery: { retryInitialMs: 1000, retryBackoff: 2, maxAttempts: 3, timeoutMs: 1000, disableAfterHours: 120 },
     logger: createLogger('silent'),
   });
   const api = await startApiServer(0, services, '127.0.0.1');

@@ -19,6 +19,7 @@ describe('configuration', () => {
       DELIVERY_RETRY_INITIAL_MS: 5000,
       DELIVERY_RETRY_BACKOFF: 3,
       DELIVERY_MAX_ATTEMPTS: 12,
+      DELIVERY_TIMEOUT_MS: 15000,
       ENDPOINT_DISABLE_AFTER_HOURS: 120,
     });
   });

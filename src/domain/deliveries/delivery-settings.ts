@@ -5,6 +5,8 @@ export interface DeliverySettings {
   retryInitialMs: number;
   retryBackoff: number;
   maxAttempts: number;
+  /** How long one HTTP attempt may take, answer included. */
+  timeoutMs: number;
   disableAfterHours: number;
 }
 
