@@ -5,6 +5,7 @@ import type { OutboundHttpClient } from '../src/outbound/http-client.ts';
 import type { Orm } from '../src/persistence/orm.ts';
 import type { SecretBox } from '../src/security/secret-box.ts';
 import { createDeliveryActivities } from './deliveries.ts';
+import { createJobActivities } from './jobs.ts';
 import { createSelfTestActivities } from './self-test.ts';
 
 /** Everything an activity may touch from outside. Tests pass real or fake ones. */
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSelfTestActivities(deps),
     ...createDeliveryActivities(deps),
+    ...createJobActivities(deps),
   };
 }
 

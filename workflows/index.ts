@@ -1,2 +1,3 @@
 export { deliverWebhook, fanOutEvent } from './deliveries.ts';
+export { recordingJob } from './recording-job.ts';
 export { selfTest } from './self-test.ts';

@@ -1,7 +1,9 @@
 import type { EndpointDeps } from '../domain/endpoints/create-endpoint.ts';
 import type { PublishDeps } from '../domain/events/publish-event.ts';
+import type { JobDeps } from '../domain/jobs/job-workflow-client.ts';
 import type { RequestContext } from '../http/route.ts';
 
 /** The dependencies a domain function needs, taken from the request's context. */
 export const endpointDeps = ({ em, services }: RequestContext): EndpointDeps => ({ em, secrets: services.secrets, outbound: services.outbound });
 export const publishDeps = ({ em, services }: RequestContext): PublishDeps => ({ em, temporal: services.temporal, delivery: services.delivery });
+export const jobDeps = ({ em, services }: RequestContext): JobDeps => ({ em, temporal: services.temporal });

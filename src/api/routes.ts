@@ -6,6 +6,7 @@ import { openApiRoute } from './docs/routes.ts';
 import { endpointRoutes } from './endpoints/routes.ts';
 import { eventTypeRoutes } from './event-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { jobRoutes } from './jobs/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
 
 /** Every HTTP operation of the service. Adding a resource means adding its folder and one line here. */
@@ -14,6 +15,7 @@ export const routes: RouteSpec[] = [
   ...adminRoutes,
   ...appRoutes,
   ...notificationRoutes,
+  ...jobRoutes,
   ...eventTypeRoutes,
   ...endpointRoutes,
   ...deliveryRoutes,

@@ -13,7 +13,10 @@ export const EntityId = defineSearchAttributeKey('EntityId', SearchAttributeType
 /** The event type a run handles: an outbound event's type on deliveries, the client's eventType on ingest runs. */
 export const EventType = defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD);
 
-export const searchAttributes = [AccountId, AppId, EntityType, EntityId, EventType];
+/** A recording job's status, upserted on every transition: `JobStatus = "ASSIGNED"`. */
+export const JobStatus = defineSearchAttributeKey('JobStatus', SearchAttributeType.KEYWORD);
+
+export const searchAttributes = [AccountId, AppId, EntityType, EntityId, EventType, JobStatus];
 
 /** The attributes of a delivery run, set alike whether the fan-out or a redelivery starts it. */
 export const deliverySearchAttributes = (accountId: string, deliveryId: string, eventType: string) => [

@@ -7,3 +7,4 @@ export const eventFanOutWorkflowId = (eventId: string) => `event:${eventId}`;
 export const deliveryWorkflowId = (eventId: string, endpointId: string) => `delivery:${eventId}:${endpointId}`;
 export const redeliveryWorkflowId = (eventId: string, endpointId: string, deliveryId: string) =>
   `delivery:${eventId}:${endpointId}:redelivery:${deliveryId}`;
+export const jobWorkflowId = (jobId: string) => `job:${jobId}`;

@@ -11,6 +11,7 @@ describe('POST /notification/create', () => {
       ...message,
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       status: 'DRAFT',
+      recording: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

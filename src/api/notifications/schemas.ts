@@ -48,6 +48,10 @@ export const notificationSchema = z
     type: z.string(),
     channel: z.string(),
     status: z.enum(notificationStatuses),
+    recording: z
+      .object({ url: z.string(), fileId: z.uuid().nullable(), stockId: z.uuid().nullable() })
+      .nullable()
+      .meta({ description: 'What the message plays once READY: the accepted job recording or a stock recording.' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -83,6 +87,7 @@ export function toNotificationResponse(n: Notification): z.infer<typeof notifica
     type: n.type,
     channel: n.channel,
     status: n.status,
+    recording: n.recordingUrl ? { url: n.recordingUrl, fileId: n.recordingFileId ?? null, stockId: n.recordingStockId ?? null } : null,
     createdAt: n.createdAt.toISOString(),
     updatedAt: n.updatedAt.toISOString(),
   };

@@ -29,6 +29,10 @@ export const Notification = defineEntity({
     type: p.string().length(32),
     channel: p.string().length(32),
     status: p.enum(notificationStatuses),
+    /** The recording the message plays: the accepted job recording, or the stock recording of a slot. */
+    recordingUrl: p.text().nullable(),
+    recordingFileId: p.uuid().nullable(),
+    recordingStockId: p.uuid().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -1,0 +1,27 @@
+import { applyJobAction, type JobActionInput } from '../src/domain/jobs/apply-job-action.ts';
+import { createJobRecord, type CreateJobRecordInput } from '../src/domain/jobs/create-job-record.ts';
+import type { JobView } from '../src/domain/jobs/job-view.ts';
+import type { EventType } from '../src/domain/events/event-types.ts';
+import { publishEvent } from '../src/domain/events/publish-event.ts';
+import { withDomainFailures } from './domain-failures.ts';
+import type { ActivityDeps } from './index.ts';
+
+/** The recording job workflow's I/O: writing transitions to Postgres and emitting its outbound events. */
+export function createJobActivities({ orm, temporal, delivery }: ActivityDeps) {
+  return {
+    createJobRecord(input: CreateJobRecordInput): Promise<JobView> {
+      return withDomainFailures(() => createJobRecord(orm.em.fork(), input));
+    },
+
+    applyJobAction(input: JobActionInput & { jobId: string; transitionId: string }): Promise<JobView> {
+      return withDomainFailures(() => applyJobAction(orm.em.fork(), input));
+    },
+
+    async publishJobEvent(input: { eventId: string; accountId: string; type: EventType; result: Record<string, unknown> }): Promise<void> {
+      await publishEvent(
+        { em: orm.em.fork(), temporal, delivery },
+        { eventId: input.eventId, accountId: input.accountId, type: input.type, data: { result: input.result } },
+      );
+    },
+  };
+}

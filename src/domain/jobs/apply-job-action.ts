@@ -1,0 +1,79 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { Job } from '../../persistence/entities/job.ts';
+import { JobFile } from '../../persistence/entities/job-file.ts';
+import { Notification } from '../../persistence/entities/notification.ts';
+import { DomainError, notFound } from '../errors.ts';
+import { loadJobView } from './job-records.ts';
+import { transition } from './job-transitions.ts';
+import type { JobChanges, JobView, RecordingInput } from './job-view.ts';
+
+export type JobActionInput =
+  | { action: 'update'; changes: JobChanges }
+  | { action: 'execute' }
+  | { action: 'submitRecording'; fileId: string; recording: RecordingInput }
+  | { action: 'select'; fileId: string }
+  | { action: 'accept' }
+  | { action: 'cancel' };
+
+/**
+ * Applies one lifecycle step to the stored job (and its message), in one transaction under a row lock, after
+ * checking the transition against the stored state. The job workflow calls it; a retry with the same transition id
+ * finds the step already applied and returns the job as it is.
+ */
+export async function applyJobAction(
+  em: EntityManager,
+  input: JobActionInput & { jobId: string; transitionId: string },
+): Promise<JobView> {
+  return em.transactional(async (tx) => {
+    const job = await tx.findOne(Job, { id: input.jobId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!job) throw notFound('Job');
+    if (job.lastTransitionId === input.transitionId) return loadJobView(tx, job);
+    const step = transition(input.action, job.status);
+    if (!step.ok) throw new DomainError('invalid_state', step.message);
+
+    switch (input.action) {
+      case 'update':
+        Object.assign(job, definedOnly(input.changes));
+        break;
+      case 'submitRecording':
+        tx.create(JobFile, { id: input.fileId, accountId: job.accountId, jobId: job.id, ...nullsFor(input.recording) });
+        break;
+      case 'select': {
+        const file = await tx.findOne(JobFile, { id: input.fileId, jobId: job.id });
+        if (!file) throw notFound('Recording');
+        job.selectedFileId = file.id;
+        break;
+      }
+      case 'accept': {
+        const file = await tx.findOneOrFail(JobFile, { id: job.selectedFileId! });
+        const notification = await tx.findOneOrFail(Notification, { id: job.notificationId });
+        notification.status = 'READY';
+        notification.recordingUrl = file.url;
+        notification.recordingFileId = file.id;
+        break;
+      }
+      case 'cancel': {
+        const notification = await tx.findOneOrFail(Notification, { id: job.notificationId });
+        if (notification.status === 'RECORDING') notification.status = 'DRAFT';
+        break;
+      }
+      case 'execute':
+        break;
+    }
+    job.status = step.next;
+    job.lastTransitionId = input.transitionId;
+    await tx.flush();
+    return loadJobView(tx, job);
+  });
+}
+
+const definedOnly = (changes: JobChanges) => Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+
+const nullsFor = (recording: RecordingInput) => ({
+  url: recording.url,
+  fileName: recording.fileName ?? null,
+  mimeType: recording.mimeType ?? null,
+  durationMs: recording.durationMs ?? null,
+  sizeBytes: recording.sizeBytes ?? null,
+});

@@ -1,0 +1,64 @@
+import type { JobStatus } from './job-transitions.ts';
+
+/**
+ * A job as the API returns it and as its workflow keeps it in memory: plain JSON, no entity. Workflow code imports
+ * these types only.
+ */
+export interface RecordingView {
+  fileId: string;
+  jobId: string;
+  url: string;
+  fileName: string | null;
+  mimeType: string | null;
+  durationMs: number | null;
+  sizeBytes: number | null;
+  createdAt: string;
+}
+
+export interface JobView {
+  id: string;
+  appId: string;
+  notificationId: string;
+  title: string;
+  description: string | null;
+  richPushLevel: string;
+  dueDate: number | null;
+  artistDueDate: number | null;
+  artist: string | null;
+  favourite: number;
+  script: string | null;
+  jobType: string;
+  isStock: number;
+  filterId: string | null;
+  status: JobStatus;
+  selectedFileId: string | null;
+  recordings: RecordingView[];
+  workflowId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The fields a client sets on create and update (the spec's job fields). */
+export interface JobFields {
+  title: string;
+  description?: string | null | undefined;
+  richPushLevel: string;
+  dueDate?: number | null | undefined;
+  artistDueDate?: number | null | undefined;
+  artist?: string | null | undefined;
+  favourite: number;
+  script?: string | null | undefined;
+  jobType: string;
+  isStock: number;
+  filterId?: string | null | undefined;
+}
+
+export type JobChanges = Partial<JobFields>;
+
+export interface RecordingInput {
+  url: string;
+  fileName?: string | undefined;
+  mimeType?: string | undefined;
+  durationMs?: number | undefined;
+  sizeBytes?: number | undefined;
+}

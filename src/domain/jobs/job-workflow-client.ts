@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { Job } from '../../persistence/entities/job.ts';
+import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../temporal/search-attributes.ts';
+import { withUpdateErrors } from '../../temporal/update-errors.ts';
+import { jobWorkflowId } from '../../temporal/workflow-ids.ts';
+import type { recordingJob } from '../../../workflows/recording-job.ts';
+import { createJob, type CreateJobArgs } from '../../../workflows/recording-job-api.ts';
+import { findOwnedApp } from '../apps/find-owned-app.ts';
+import { DomainError } from '../errors.ts';
+import { getNotification } from '../notifications/get-notification.ts';
+import type { JobView } from './job-view.ts';
+
+export interface JobDeps {
+  em: EntityManager;
+  temporal: { client: Client; taskQueue: string };
+}
+
+/**
+ * Creates a job by starting its workflow and, in the same call, sending it the `create` update
+ * (update-with-start): the workflow writes the job and moves the message to RECORDING before the call returns.
+ * Either both happen or neither does.
+ */
+export async function createRecordingJob(deps: JobDeps, accountId: string, args: CreateJobArgs & { appId: string }): Promise<JobView> {
+  await findOwnedApp(deps.em, accountId, args.appId);
+  await getNotification(deps.em, accountId, args.notificationId);
+  const jobId = randomUUID();
+  const { appId, ...fields } = args;
+  const start = new WithStartWorkflowOperation<typeof recordingJob>('recordingJob', {
+    workflowId: jobWorkflowId(jobId),
+    taskQueue: deps.temporal.taskQueue,
+    args: [{ jobId, accountId, appId }],
+    workflowIdConflictPolicy: 'FAIL',
+    typedSearchAttributes: [
+      { key: AccountId, value: accountId },
+      { key: AppId, value: appId },
+      { key: EntityType, value: 'job' },
+      { key: EntityId, value: jobId },
+      { key: JobStatus, value: 'CREATED' },
+    ],
+    staticSummary: `Recording job “${args.title}”${args.artist ? ` for ${args.artist}` : ''}`,
+    staticDetails: `Message ${args.notificationId} in app ${appId}`,
+  });
+  return withUpdateErrors(
+    () => deps.temporal.client.workflow.executeUpdateWithStart(createJob, { args: [fields], startWorkflowOperation: start }),
+    async () => new DomainError('conflict', 'The job could not be created; retry'),
+  );
+}
+
+/**
+ * Sends one lifecycle update to a job's workflow and returns what it answers: the job as stored after the step.
+ * A job that has already finished (ACCEPTED or CANCELLED) answers 409 naming its state.
+ */
+export async function sendJobUpdate<Ret>(
+  deps: JobDeps,
+  job: Job,
+  send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<Ret>,
+): Promise<Ret> {
+  const handle = deps.temporal.client.workflow.getHandle(jobWorkflowId(job.id));
+  return withUpdateErrors(
+    () => send(handle),
+    async () => {
+      const current = await deps.em.fork().findOneOrFail(Job, { id: job.id });
+      return new DomainError('invalid_state', `The job is ${current.status}; it accepts no more changes`);
+    },
+  );
+}

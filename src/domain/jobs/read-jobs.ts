@@ -1,0 +1,31 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FilterQuery } from '@mikro-orm/core';
+import { Job } from '../../persistence/entities/job.ts';
+import { JobFile } from '../../persistence/entities/job-file.ts';
+import { paginate, type Page } from '../../persistence/paginate.ts';
+import { findOwnedJob } from './find-owned-job.ts';
+import { loadJobView, toJobView } from './job-records.ts';
+import type { JobStatus } from './job-transitions.ts';
+import type { JobView } from './job-view.ts';
+
+export async function getRecordingJob(em: EntityManager, accountId: string, jobId: string): Promise<JobView> {
+  return loadJobView(em, await findOwnedJob(em, accountId, jobId));
+}
+
+export async function listRecordingJobs(
+  em: EntityManager,
+  accountId: string,
+  filter: { appId?: string | undefined; status?: JobStatus | undefined; limit: number; cursor?: string | undefined },
+): Promise<Page<JobView>> {
+  const where: FilterQuery<Job> = { accountId };
+  if (filter.appId) where.appId = filter.appId;
+  if (filter.status) where.status = filter.status;
+  const page = await paginate(em, Job, where, filter);
+  const files = page.items.length
+    ? await em.find(JobFile, { jobId: { $in: page.items.map((job) => job.id) } }, { orderBy: { createdAt: 'asc', id: 'asc' } })
+    : [];
+  return {
+    items: page.items.map((job) => toJobView(job, files.filter((file) => file.jobId === job.id))),
+    nextCursor: page.nextCursor,
+  };
+}

@@ -1,0 +1,26 @@
+import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { DomainError, type ErrorCode } from '../domain/errors.ts';
+
+const businessCodes = new Set<ErrorCode>(['validation_failed', 'not_found', 'invalid_state', 'conflict']);
+
+/**
+ * Runs a workflow update and turns a business failure inside it (an ApplicationFailure whose type is one of our
+ * error codes) back into the DomainError the HTTP layer answers with. `whenGone` explains an update that reached a
+ * workflow that has already finished.
+ */
+export async function withUpdateErrors<T>(update: () => Promise<T>, whenGone: () => Promise<DomainError>): Promise<T> {
+  try {
+    return await update();
+  } catch (error) {
+    const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && businessCodes.has(cause.type as ErrorCode)) {
+      throw new DomainError(cause.type as ErrorCode, cause.message);
+    }
+    if (error instanceof WorkflowNotFoundError) throw await whenGone();
+    if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+      throw new DomainError('service_unavailable', 'The job did not answer in time; retry');
+    }
+    throw error;
+  }
+}

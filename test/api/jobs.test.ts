@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { call, newAccount } from '../support/api.ts';
+import { newJob, newMessage, sampleJob } from '../support/jobs.ts';
+
+const recording = { url: 'https://cdn.example.com/take-1.m4a', fileName: 'take-1.m4a', mimeType: 'audio/mp4', durationMs: 9800, sizeBytes: 182_000 };
+
+describe('recording job lifecycle', () => {
+  it('goes create → execute → submit → select → accept, and the message becomes READY with the recording', async () => {
+    const account = await newAccount();
+    const token = account.apiKey;
+    const notificationId = await newMessage(account);
+
+    const created = await call('POST', '/job/create', { token, body: sampleJob(account, notificationId) });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'CREATED', notificationId, artist: 'artist@example.com', workflowId: `job:${created.body.id}`, recordings: [] });
+    const jobId = created.body.id;
+    expect((await call('GET', `/notification/get?id=${notificationId}`, { token })).body.status).toBe('RECORDING');
+
+    const executed = await call('POST', `/job/executeJob?id=${jobId}`, { token });
+    expect(executed.status).toBe(200);
+    expect(executed.body.status).toBe('ASSIGNED');
+
+    const submitted = await call('POST', `/job/recording?id=${jobId}`, { token, body: recording });
+    expect(submitted.status).toBe(201);
+    expect(submitted.body).toMatchObject({ jobId, url: recording.url, fileName: 'take-1.m4a', job: { status: 'SUBMITTED' } });
+    const fileId = submitted.body.fileId;
+
+    const selected = await call('POST', `/richPush/select?file_id=${fileId}`, { token });
+    expect(selected.status).toBe(200);
+    expect(selected.body).toMatchObject({ status: 'SELECTED', selectedFileId: fileId });
+
+    const accepted = await call('POST', `/job/accept?id=${jobId}`, { token });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.status).toBe('ACCEPTED');
+
+    const message = await call('GET', `/notification/get?id=${notificationId}`, { token });
+    expect(message.body).toMatchObject({ status: 'READY', recording: { url: recording.url, fileId, stockId: null } });
+    const fetched = await call('GET', `/job/get?id=${jobId}`, { token });
+    expect(fetched.body).toEqual(accepted.body);
+  });
+
+  it('answers 409 invalid_state naming the current and required states', async () => {
+    const account = await newAccount();
+    const job = await newJob(account);
+    const response = await call('POST', `/job/accept?id=${job.id}`, { token: account.apiKey });
+    expect(response.status).toBe(409);
+    expect(response.body.error).toMatchObject({ code: 'invalid_state', message: 'The job is CREATED; accept requires SELECTED' });
+  });
+});
