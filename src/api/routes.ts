@@ -8,6 +8,7 @@ import { eventTypeRoutes } from './event-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { stockRoutes } from './stock/routes.ts';
 
 /** Every HTTP operation of the service. Adding a resource means adding its folder and one line here. */
 export const routes: RouteSpec[] = [
@@ -16,6 +17,7 @@ export const routes: RouteSpec[] = [
   ...appRoutes,
   ...notificationRoutes,
   ...jobRoutes,
+  ...stockRoutes,
   ...eventTypeRoutes,
   ...endpointRoutes,
   ...deliveryRoutes,

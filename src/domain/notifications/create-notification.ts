@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Notification } from '../../persistence/entities/notification.ts';
+import { Notification, type NotificationStatus } from '../../persistence/entities/notification.ts';
 import { findOwnedApp } from '../apps/find-owned-app.ts';
 
 export interface NotificationFields {
@@ -22,7 +22,21 @@ export interface NotificationFields {
   channel: string;
 }
 
-export async function createNotification(em: EntityManager, accountId: string, fields: NotificationFields): Promise<Notification> {
+/** What a message starts with: DRAFT with no recording, unless made from stock. */
+export interface InitialPlayback {
+  status: NotificationStatus;
+  recordingUrl: string | null;
+  recordingStockId: string | null;
+}
+
+const draft: InitialPlayback = { status: 'DRAFT', recordingUrl: null, recordingStockId: null };
+
+export async function createNotification(
+  em: EntityManager,
+  accountId: string,
+  fields: NotificationFields,
+  initial: InitialPlayback = draft,
+): Promise<Notification> {
   await findOwnedApp(em, accountId, fields.appId);
   const notification = em.create(Notification, {
     id: randomUUID(),
@@ -43,7 +57,7 @@ export async function createNotification(em: EntityManager, accountId: string, f
     favourite: fields.favourite,
     type: fields.type,
     channel: fields.channel,
-    status: 'DRAFT',
+    ...initial,
   });
   await em.flush();
   return notification;

@@ -1,0 +1,53 @@
+import { createSlotFromStock } from '../../domain/stock/create-slot-from-stock.ts';
+import { createStock } from '../../domain/stock/create-stock.ts';
+import { listStock } from '../../domain/stock/list-stock.ts';
+import { defineRoute } from '../../http/route.ts';
+import { toNotificationResponse } from '../notifications/schemas.ts';
+import { createStockBody, listStockQuery, slotFromStockBody, slotSchema, stockIdQuery, stockPage, stockSchema, toStockResponse } from './schemas.ts';
+
+const tag = 'Stock';
+
+export const stockRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/stock/create',
+    operationId: 'createStock',
+    summary: 'Add a stock recording to an app',
+    tag,
+    auth: 'account',
+    body: createStockBody,
+    responses: { 201: { description: 'The stock item', schema: stockSchema }, 404: { description: 'The appId is not one of the account’s apps' } },
+    handler: async ({ body }, { em, account }) => ({ status: 201, body: toStockResponse(await createStock(em, account.id, body)) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/stock/list',
+    operationId: 'listStock',
+    summary: 'List stock recordings, newest first',
+    tag,
+    auth: 'account',
+    query: listStockQuery,
+    responses: { 200: { description: 'One page of stock', schema: stockPage } },
+    handler: async ({ query }, { em, account }) => {
+      const page = await listStock(em, account.id, query);
+      return { status: 200, body: { items: page.items.map(toStockResponse), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/slot/create/fromStock',
+    aliases: ['/slot/fromStock'],
+    operationId: 'createSlotFromStock',
+    summary: 'Make a READY message that plays a stock recording',
+    tag,
+    auth: 'account',
+    query: stockIdQuery,
+    body: slotFromStockBody,
+    responses: { 201: { description: 'The slot and its message', schema: slotSchema }, 404: { description: 'No such stock item or app in this account' } },
+    handler: async ({ query, body }, { em, account }) => {
+      const fields = { ...body, priority: 'NORMAL', favourite: 0, channel: 'PUSH' };
+      const { slot, notification } = await createSlotFromStock(em, account.id, query.stockId, fields);
+      return { status: 201, body: { slotId: slot.id, stockId: slot.stockId, notification: toNotificationResponse(notification) } };
+    },
+  }),
+];

