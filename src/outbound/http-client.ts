@@ -67,7 +67,8 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
               resolve({
                 status: res.statusCode ?? 0,
                 retryAfter: res.headers['retry-after'],
-                body: Buffer.concat(chunks).subarray(0, responseBodyLimit).toString('utf8'),
+                // Postgres text cannot hold U+0000; a receiver's stray NUL must not break the delivery log.
+                body: Buffer.concat(chunks).subarray(0, responseBodyLimit).toString('utf8').replaceAll('\u0000', '\uFFFD'),
               });
             res.once('end', finish);
             res.once('close', finish);
