@@ -1,0 +1,15 @@
+import { generate } from 'selfsigned';
+
+/** A self-signed certificate for `localhost`, 127.0.0.1 and ::1; the delivery client and the baseline trust it. */
+export async function generateBenchCertificate(): Promise<{ cert: string; key: string }> {
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notAfterDate: new Date(Date.now() + 2 * 24 * 3600 * 1000),
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
+}
