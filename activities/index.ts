@@ -5,6 +5,7 @@ import type { OutboundHttpClient } from '../src/outbound/http-client.ts';
 import type { Orm } from '../src/persistence/orm.ts';
 import type { SecretBox } from '../src/security/secret-box.ts';
 import { createDeliveryActivities } from './deliveries.ts';
+import { createIngestActivities } from './ingest.ts';
 import { createJobActivities } from './jobs.ts';
 import { createSelfTestActivities } from './self-test.ts';
 
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSelfTestActivities(deps),
     ...createDeliveryActivities(deps),
     ...createJobActivities(deps),
+    ...createIngestActivities(deps),
   };
 }
 

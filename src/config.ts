@@ -28,6 +28,13 @@ const sharedSettings = {
   OUTBOUND_ALLOW_CIDRS: z.string().optional(),
 };
 
+const ingestSettings = {
+  INGEST_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(50),
+  INGEST_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(100),
+  /** Public base of inbound URLs, e.g. https://ingest.example.com; the request's own origin when unset. */
+  INGEST_BASE_URL: z.url().optional(),
+};
+
 const deliverySettings = {
   DELIVERY_RETRY_INITIAL_MS: z.coerce.number().int().min(1).default(5000),
   DELIVERY_RETRY_BACKOFF: z.coerce.number().min(1).default(3),
@@ -46,6 +53,7 @@ const productionSchemas = {
     ...sharedSettings,
     ...apiSettings,
     ...deliverySettings,
+    ...ingestSettings,
     DATABASE_URL: postgresUrl,
     TEMPORAL_ADDRESS: hostPort,
   }),
@@ -64,6 +72,7 @@ const productionSchemas = {
 const embeddedSchema = z.object({
   ...sharedSettings,
   ...deliverySettings,
+  ...ingestSettings,
   SECRETS_KEY: secretsKey.optional(),
   PORT: apiSettings.PORT,
   ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),

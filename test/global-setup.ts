@@ -7,7 +7,7 @@ import { startEmbeddedTemporal } from '../src/embedded/temporal.ts';
 import { createLogger } from '../src/logger.ts';
 import { connectOrm, migrateUp } from '../src/persistence/orm.ts';
 import { startApiServer } from '../src/service/api-server.ts';
-import { createApiServices, type ServiceSettings } from '../src/service/compose.ts';
+import { closeApiServices, createApiServices, type ServiceSettings } from '../src/service/compose.ts';
 import { startServiceWorker } from '../src/service/worker-process.ts';
 import { generateSecretsKey } from '../src/security/secret-box.ts';
 import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
@@ -84,8 +84,8 @@ export default async function setup(project: TestProject) {
     const worker = await startServiceWorker(settings, orm, { workflowBundle: { codePath: workflowBundlePath }, outboundCa: certificate.cert });
     cleanups.push(worker.stop);
 
-    const services = await createApiServices({ ...settings, adminToken }, orm);
-    cleanups.push(() => services.temporal.connection.close());
+    const services = await createApiServices({ ...settings, adminToken, ingestRateLimit: { perSecond: 1000, burst: 1000 } }, orm);
+    cleanups.push(() => closeApiServices(services, { keepOrm: true }));
     const api = await startApiServer(0, services, '127.0.0.1');
     cleanups.push(api.close);
     progress(`service running at ${api.url}`);

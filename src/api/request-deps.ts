@@ -1,5 +1,6 @@
 import type { EndpointDeps } from '../domain/endpoints/create-endpoint.ts';
 import type { PublishDeps } from '../domain/events/publish-event.ts';
+import type { IngestDeps } from '../domain/ingest/ingest-deps.ts';
 import type { JobDeps } from '../domain/jobs/job-workflow-client.ts';
 import type { RequestContext } from '../http/route.ts';
 
@@ -7,3 +8,10 @@ import type { RequestContext } from '../http/route.ts';
 export const endpointDeps = ({ em, services }: RequestContext): EndpointDeps => ({ em, secrets: services.secrets, outbound: services.outbound });
 export const publishDeps = ({ em, services }: RequestContext): PublishDeps => ({ em, temporal: services.temporal, delivery: services.delivery });
 export const jobDeps = ({ em, services }: RequestContext): JobDeps => ({ em, temporal: services.temporal });
+export const ingestDeps = ({ em, services }: RequestContext): IngestDeps => ({
+  em,
+  temporal: services.temporal,
+  secrets: services.secrets,
+  rateLimiter: services.ingest.rateLimiter,
+  defaultRateLimit: services.ingest.defaultRateLimit,
+});

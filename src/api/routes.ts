@@ -1,14 +1,18 @@
 import type { RouteSpec } from '../http/route.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
+import { connectionRoutes } from './connections/routes.ts';
 import { deliveryRoutes } from './deliveries/routes.ts';
 import { openApiRoute } from './docs/routes.ts';
 import { endpointRoutes } from './endpoints/routes.ts';
+import { eventRoutes } from './events/routes.ts';
 import { eventTypeRoutes } from './event-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { ingestRoutes } from './ingest/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
+import { visitorRoutes } from './visitors/routes.ts';
 
 /** Every HTTP operation of the service. Adding a resource means adding its folder and one line here. */
 export const routes: RouteSpec[] = [
@@ -21,5 +25,9 @@ export const routes: RouteSpec[] = [
   ...eventTypeRoutes,
   ...endpointRoutes,
   ...deliveryRoutes,
+  ...connectionRoutes,
+  ...ingestRoutes,
+  ...visitorRoutes,
+  ...eventRoutes,
 ];
 routes.push(openApiRoute(() => routes));

@@ -13,6 +13,11 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'unauthorized'
+  | 'invalid_signature'
+  | 'timestamp_out_of_window'
+  | 'connection_paused'
+  | 'rate_limited'
+  | 'duplicate_message'
   | 'not_found'
   | 'method_not_allowed'
   | 'invalid_state'
@@ -27,6 +32,11 @@ const statusOf: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   payload_too_large: 413,
   unauthorized: 401,
+  invalid_signature: 401,
+  timestamp_out_of_window: 401,
+  connection_paused: 403,
+  rate_limited: 429,
+  duplicate_message: 409,
   not_found: 404,
   method_not_allowed: 405,
   invalid_state: 409,
@@ -41,12 +51,15 @@ export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
+  /** Response headers the answer needs, such as Retry-After on a 429. */
+  readonly headers: Record<string, string> | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: ErrorDetail[]) {
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], headers?: Record<string, string>) {
     super(message);
     this.code = code;
     this.status = statusOf[code];
     this.details = details;
+    this.headers = headers;
   }
 }
 

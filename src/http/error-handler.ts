@@ -34,6 +34,7 @@ export function errorHandler(logger: Logger): Middleware {
     } catch (error) {
       if (error instanceof DomainError) {
         ctx.status = error.status;
+        if (error.headers) ctx.set(error.headers);
         ctx.body = errorBody(error.code, error.message, requestId, error.details);
         return;
       }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { Account } from '../persistence/entities/account.ts';
 import type { ApiServices } from './services.ts';
@@ -9,6 +10,7 @@ export type AuthKind = 'none' | 'admin' | 'account';
 export interface RequestContext<A extends AuthKind = AuthKind> {
   em: EntityManager;
   requestId: string;
+  request: { headers: IncomingHttpHeaders; origin: string };
   account: A extends 'account' ? Account : undefined;
   services: ApiServices;
 }
@@ -50,8 +52,13 @@ export interface RouteSpec<
   body?: B;
   /** Body size limit in bytes (default 1 MB). */
   bodyLimit?: number;
+  /**
+   * Hand the handler the body's exact bytes (`raw`) instead of parsing it, e.g. to verify a signature over them.
+   * `body` then only documents the expected shape.
+   */
+  rawBody?: boolean;
   responses: Record<number, ResponseSpec>;
-  handler: (input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }, ctx: RequestContext<A>) => Promise<RouteResult>;
+  handler: (input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; raw: Buffer | undefined }, ctx: RequestContext<A>) => Promise<RouteResult>;
 }
 
 export function defineRoute<

@@ -17,13 +17,23 @@ async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): 
   const params = route.params ? parseInput(route.params, rawParams, 'params') : undefined;
   const query = route.query ? parseInput(route.query, ctx.query, 'query') : undefined;
   let body: unknown;
-  if (route.body) {
-    const raw = await readRawBody(ctx.req, route.bodyLimit ?? defaultBodyLimit);
-    body = parseInput(route.body, parseJsonBody(raw, ctx.get('content-type') || undefined), 'body');
+  let raw: Buffer | undefined;
+  if (route.rawBody) {
+    raw = await readRawBody(ctx.req, route.bodyLimit ?? defaultBodyLimit);
+  } else if (route.body) {
+    const bytes = await readRawBody(ctx.req, route.bodyLimit ?? defaultBodyLimit);
+    body = parseInput(route.body, parseJsonBody(bytes, ctx.get('content-type') || undefined), 'body');
   }
 
-  const context: RequestContext = { em, requestId: ctx.state.requestId, account, services };
-  const result = await route.handler({ params, query, body } as never, context as never);
+  const context: RequestContext = {
+    em,
+    requestId: ctx.state.requestId,
+    // Koa 3 gives ctx.origin the Origin header; the address this request was made to is protocol + Host.
+    request: { headers: ctx.headers, origin: `${ctx.protocol}://${ctx.host}` },
+    account,
+    services,
+  };
+  const result = await route.handler({ params, query, body, raw } as never, context as never);
   ctx.status = result.status;
   if (result.headers) ctx.set(result.headers);
   if (result.body !== undefined) ctx.body = result.body;

@@ -1,6 +1,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
 import type { Logger } from '../logger.ts';
+import type { IngestRateLimiter, RateLimit } from '../persistence/ingest-rate-limiter.ts';
 import type { Orm } from '../persistence/orm.ts';
 import type { AllowList, Resolve } from '../security/ip-policy.ts';
 import type { SecretBox } from '../security/secret-box.ts';
@@ -15,4 +16,10 @@ export interface ApiServices {
   delivery: DeliverySettings;
   /** Checks endpoint URLs against the address policy. */
   outbound: { allow: AllowList; resolve: Resolve };
+  ingest: {
+    rateLimiter: IngestRateLimiter;
+    defaultRateLimit: RateLimit;
+    /** Public base of inbound URLs; the request's own origin when unset. */
+    baseUrl: string | undefined;
+  };
 }

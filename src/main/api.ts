@@ -1,14 +1,14 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { startApiServer } from '../service/api-server.ts';
-import { closeApiServices, createApiServices, serviceSettingsFrom } from '../service/compose.ts';
+import { apiSettingsFrom, closeApiServices, createApiServices, serviceSettingsFrom } from '../service/compose.ts';
 import { runMain } from './run-main.ts';
 
 runMain(async () => {
   const config = loadConfig('api');
   const logger = createLogger(config.LOG_LEVEL, 'api');
   const settings = serviceSettingsFrom(config, { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS }, logger);
-  const services = await createApiServices({ ...settings, adminToken: config.ADMIN_TOKEN });
+  const services = await createApiServices(apiSettingsFrom(settings, config));
   const api = await startApiServer(config.PORT, services);
   logger.info({ url: api.url }, 'api listening');
   return async () => {

@@ -7,7 +7,7 @@ import { startEmbeddedTemporal } from '../embedded/temporal.ts';
 import { createLogger } from '../logger.ts';
 import { connectOrm, migrateUp } from '../persistence/orm.ts';
 import { startApiServer } from '../service/api-server.ts';
-import { createApiServices, serviceSettingsFrom } from '../service/compose.ts';
+import { apiSettingsFrom, closeApiServices, createApiServices, serviceSettingsFrom } from '../service/compose.ts';
 import { startServiceWorker } from '../service/worker-process.ts';
 import { generateSecretsKey } from '../security/secret-box.ts';
 import { generateToken } from '../security/tokens.ts';
@@ -67,8 +67,8 @@ runMain(async () => {
     const worker = await startServiceWorker(settings, orm);
     stops.push(worker.stop);
 
-    const services = await createApiServices({ ...settings, adminToken }, orm);
-    stops.push(() => services.temporal.connection.close());
+    const services = await createApiServices(apiSettingsFrom(settings, { ...config, ADMIN_TOKEN: adminToken }), orm);
+    stops.push(() => closeApiServices(services, { keepOrm: true }));
     const api = await startApiServer(config.PORT, services);
     stops.push(api.close);
 

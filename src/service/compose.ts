@@ -2,6 +2,7 @@ import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
 import { createOutboundHttpClient } from '../outbound/http-client.ts';
+import { createIngestRateLimiter, type RateLimit } from '../persistence/ingest-rate-limiter.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
 import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
 import { createSecretBox } from '../security/secret-box.ts';
@@ -58,8 +59,29 @@ export function serviceSettingsFrom(
   };
 }
 
+export interface ApiSettings extends ServiceSettings {
+  adminToken: string;
+  ingestRateLimit: RateLimit;
+  ingestBaseUrl?: string | undefined;
+}
+
+interface IngestConfig {
+  ADMIN_TOKEN: string;
+  INGEST_RATE_LIMIT_PER_SECOND: number;
+  INGEST_RATE_LIMIT_BURST: number;
+  INGEST_BASE_URL?: string | undefined;
+}
+
+/** The API's settings on top of the shared ones. */
+export const apiSettingsFrom = (settings: ServiceSettings, config: IngestConfig): ApiSettings => ({
+  ...settings,
+  adminToken: config.ADMIN_TOKEN,
+  ingestRateLimit: { perSecond: config.INGEST_RATE_LIMIT_PER_SECOND, burst: config.INGEST_RATE_LIMIT_BURST },
+  ingestBaseUrl: config.INGEST_BASE_URL,
+});
+
 /** Builds the API's long-lived dependencies. Pass `orm` to share one pool with a worker in the same process. */
-export async function createApiServices(settings: ServiceSettings & { adminToken: string }, orm?: Orm): Promise<ApiServices> {
+export async function createApiServices(settings: ApiSettings, orm?: Orm): Promise<ApiServices> {
   const temporal = createTemporalClients(settings.temporalAddress, settings.namespace);
   return {
     orm: orm ?? (await connectOrm(settings.databaseUrl)),
@@ -69,12 +91,19 @@ export async function createApiServices(settings: ServiceSettings & { adminToken
     secrets: createSecretBox(settings.secretsKey),
     delivery: settings.delivery,
     outbound: { allow: parseAllowCidrs(settings.outboundAllowCidrs), resolve: systemResolve },
+    ingest: {
+      rateLimiter: createIngestRateLimiter(settings.databaseUrl),
+      defaultRateLimit: settings.ingestRateLimit,
+      baseUrl: settings.ingestBaseUrl,
+    },
   };
 }
 
-export async function closeApiServices(services: ApiServices): Promise<void> {
+/** Releases what createApiServices opened (not a shared ORM: its owner closes it). */
+export async function closeApiServices(services: ApiServices, options: { keepOrm?: boolean } = {}): Promise<void> {
+  await services.ingest.rateLimiter.close();
   await services.temporal.connection.close();
-  await services.orm.close();
+  if (!options.keepOrm) await services.orm.close();
 }
 
 /** Builds what the activities use. `outboundCa` adds a trusted CA for the delivery client (tests). */

@@ -16,7 +16,10 @@ export const EventType = defineSearchAttributeKey('EventType', SearchAttributeTy
 /** A recording job's status, upserted on every transition: `JobStatus = "ASSIGNED"`. */
 export const JobStatus = defineSearchAttributeKey('JobStatus', SearchAttributeType.KEYWORD);
 
-export const searchAttributes = [AccountId, AppId, EntityType, EntityId, EventType, JobStatus];
+/** The client's id for the person an ingested event is about. */
+export const ClientUserId = defineSearchAttributeKey('ClientUserId', SearchAttributeType.KEYWORD);
+
+export const searchAttributes = [AccountId, AppId, EntityType, EntityId, EventType, JobStatus, ClientUserId];
 
 /** The attributes of a delivery run, set alike whether the fan-out or a redelivery starts it. */
 export const deliverySearchAttributes = (accountId: string, deliveryId: string, eventType: string) => [

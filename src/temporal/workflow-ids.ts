@@ -8,3 +8,4 @@ export const deliveryWorkflowId = (eventId: string, endpointId: string) => `deli
 export const redeliveryWorkflowId = (eventId: string, endpointId: string, deliveryId: string) =>
   `delivery:${eventId}:${endpointId}:redelivery:${deliveryId}`;
 export const jobWorkflowId = (jobId: string) => `job:${jobId}`;
+export const ingestWorkflowId = (connectionId: string, messageId: string) => `ingest:${connectionId}:${messageId}`;

@@ -14,6 +14,7 @@ async function apiWith(databaseUrl: string, temporalAddress: string): Promise<Ru
     namespace: 'default',
     taskQueue: 'unused',
     adminToken: 'x'.repeat(32),
+    ingestRateLimit: { perSecond: 100, burst: 100 },
     secretsKey: inject('secretsKey'),
     delivery: { retryInitialMs: 1000, retryBackoff: 2, maxAttempts: 3, timeoutMs: 1000, disableAfterHours: 120 },
     logger: createLogger('silent'),

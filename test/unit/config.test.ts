@@ -21,6 +21,8 @@ describe('configuration', () => {
       DELIVERY_MAX_ATTEMPTS: 12,
       DELIVERY_TIMEOUT_MS: 15000,
       ENDPOINT_DISABLE_AFTER_HOURS: 120,
+      INGEST_RATE_LIMIT_PER_SECOND: 50,
+      INGEST_RATE_LIMIT_BURST: 100,
     });
   });
 

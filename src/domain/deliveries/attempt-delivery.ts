@@ -8,7 +8,7 @@ import { derivedId } from '../../security/ids.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { buildWebhookHeaders } from '../../security/standard-webhooks.ts';
 import { randomUUID } from 'node:crypto';
-import { activeSecrets } from '../endpoints/active-secrets.ts';
+import { endpointSigningSecrets } from '../endpoints/active-secrets.ts';
 import { publishEvent, type PublishDeps } from '../events/publish-event.ts';
 import { classifyResponse } from './classify-response.ts';
 
@@ -50,7 +50,7 @@ export async function attemptDelivery(deps: AttemptDeps, input: { deliveryId: st
     id: event.id,
     timestamp: Math.floor(startedAt.getTime() / 1000),
     body: event.body,
-    secrets: activeSecrets(endpoint, deps.secrets, startedAt),
+    secrets: endpointSigningSecrets(endpoint, deps.secrets, startedAt),
   });
   let response: OutboundResponse | undefined;
   let error: string | undefined;

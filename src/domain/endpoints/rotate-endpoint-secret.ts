@@ -1,9 +1,7 @@
 import type { Endpoint } from '../../persistence/entities/endpoint.ts';
-import { generateWebhookSecret } from '../../security/standard-webhooks.ts';
+import { rotate } from '../secrets/rotation.ts';
 import type { EndpointDeps } from './create-endpoint.ts';
 import { findOwnedEndpoint } from './find-owned-endpoint.ts';
-
-export const secretOverlapMs = 24 * 60 * 60 * 1000;
 
 /**
  * Issues a new signing secret. The old one keeps signing beside it for 24 hours, so a receiver can switch without
@@ -15,10 +13,10 @@ export async function rotateEndpointSecret(
   endpointId: string,
 ): Promise<{ endpoint: Endpoint; secret: string }> {
   const endpoint = await findOwnedEndpoint(deps.em, accountId, endpointId);
-  const secret = generateWebhookSecret();
-  endpoint.previousSecretSealed = endpoint.secretSealed;
-  endpoint.previousSecretExpiresAt = new Date(Date.now() + secretOverlapMs);
-  endpoint.secretSealed = deps.secrets.seal(secret);
+  const { secret, sealed } = rotate(deps.secrets, { current: endpoint.secretSealed, previous: endpoint.previousSecretSealed, previousExpiresAt: endpoint.previousSecretExpiresAt });
+  endpoint.secretSealed = sealed.current;
+  endpoint.previousSecretSealed = sealed.previous;
+  endpoint.previousSecretExpiresAt = sealed.previousExpiresAt;
   await deps.em.flush();
   return { endpoint, secret };
 }

@@ -52,7 +52,7 @@ export async function publishEvent(deps: PublishDeps, input: PublishInput): Prom
       args: [fanOut],
       typedSearchAttributes: [
         { key: AccountId, value: input.accountId },
-        { key: EntityType, value: 'event' },
+        { key: EntityType, value: 'outbound-event' },
         { key: EntityId, value: eventId },
         { key: EventType, value: input.type },
       ],

@@ -1,14 +1,34 @@
 import { Account } from './account.ts';
 import { App } from './app.ts';
+import { Connection } from './connection.ts';
 import { Delivery } from './delivery.ts';
 import { DeliveryAttempt } from './delivery-attempt.ts';
 import { Endpoint } from './endpoint.ts';
+import { InboundEvent } from './inbound-event.ts';
 import { Job } from './job.ts';
 import { JobFile } from './job-file.ts';
 import { Notification } from './notification.ts';
 import { OutboundEvent } from './outbound-event.ts';
+import { RateLimitBucket } from './rate-limit-bucket.ts';
 import { Slot } from './slot.ts';
 import { Stock } from './stock.ts';
+import { Visitor } from './visitor.ts';
 
-export { Account, App, Delivery, DeliveryAttempt, Endpoint, Job, JobFile, Notification, OutboundEvent, Slot, Stock };
-export const entities = [Account, App, Notification, Endpoint, OutboundEvent, Delivery, DeliveryAttempt, Job, JobFile, Stock, Slot];
+export { Account, App, Connection, Delivery, DeliveryAttempt, Endpoint, InboundEvent, Job, JobFile, Notification, OutboundEvent, RateLimitBucket, Slot, Stock, Visitor };
+export const entities = [
+  Account,
+  App,
+  Notification,
+  Endpoint,
+  OutboundEvent,
+  Delivery,
+  DeliveryAttempt,
+  Job,
+  JobFile,
+  Stock,
+  Slot,
+  Connection,
+  Visitor,
+  InboundEvent,
+  RateLimitBucket,
+];

@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122175541_initial } from './Migration20261122175541_initial.ts';
 import { Migration20261122181333_outbound_webhooks } from './Migration20261122181333_outbound_webhooks.ts';
 import { Migration20261122182340_recording_jobs } from './Migration20261122182340_recording_jobs.ts';
+import { Migration20261122183301_event_ingest } from './Migration20261122183301_event_ingest.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261122175541_initial', class: Migration20261122175541_initial },
   { name: 'Migration20261122181333_outbound_webhooks', class: Migration20261122181333_outbound_webhooks },
   { name: 'Migration20261122182340_recording_jobs', class: Migration20261122182340_recording_jobs },
+  { name: 'Migration20261122183301_event_ingest', class: Migration20261122183301_event_ingest },
 ];

@@ -1,0 +1,22 @@
+import { finishInboundEvent, routeInboundEvent } from '../src/domain/ingest/route-inbound-event.ts';
+import { recordInboundEvent, type LinkOutcome } from '../src/domain/ingest/record-inbound-event.ts';
+import type { AcceptedEvent } from '../src/domain/ingest/store-inbound-event.ts';
+import type { RoutingOutcome } from '../src/domain/routing/route-event.ts';
+import type { EventConfig } from '../src/persistence/entities/connection.ts';
+import { withDomainFailures } from './domain-failures.ts';
+import type { ActivityDeps } from './index.ts';
+
+/** The ingest run's I/O: the event row, visitors, held-event release and routing. */
+export function createIngestActivities({ orm, temporal }: ActivityDeps) {
+  return {
+    recordInboundEvent(accepted: AcceptedEvent, config: EventConfig): Promise<LinkOutcome> {
+      return withDomainFailures(() => recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
+    },
+    routeInboundEvent(input: { eventId: string; visitorId: string | null; released: boolean }): Promise<RoutingOutcome> {
+      return withDomainFailures(() => routeInboundEvent(orm.em.fork(), input));
+    },
+    finishInboundEvent(input: { eventId: string; status: 'EXPIRED' | 'FAILED'; reason: string }): Promise<void> {
+      return finishInboundEvent(orm.em.fork(), input);
+    },
+  };
+}

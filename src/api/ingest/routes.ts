@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { ingestPost } from '../../domain/ingest/ingest-post.ts';
+import { directEnvelopeSchema } from '../../domain/ingest/normalise/envelope.ts';
+import { defineRoute } from '../../http/route.ts';
+import { ingestDeps } from '../request-deps.ts';
+
+/** The spec's ingest body limit: larger bodies are refused (413) before they are read in full. */
+export const ingestBodyLimit = 256 * 1024;
+
+const acceptedSchema = z.object({ messageId: z.string(), eventId: z.string() }).meta({ id: 'IngestAccepted' });
+const batchAcceptedSchema = z
+  .object({ events: z.array(acceptedSchema.extend({ duplicate: z.boolean() })) })
+  .meta({ id: 'IngestBatchAccepted' });
+
+const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(' ') : value);
+
+export const ingestRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/v1/in/:inboundKey',
+    operationId: 'ingestEvent',
+    summary: 'Post an event (or a provider batch), signed with the connection’s secret (Standard Webhooks)',
+    tag: 'Ingest',
+    auth: 'none',
+    params: z.object({ inboundKey: z.string().min(1).max(100) }),
+    body: directEnvelopeSchema,
+    rawBody: true,
+    bodyLimit: ingestBodyLimit,
+    responses: {
+      202: { description: 'Accepted and queued; a batch answers { events: [...] }', schema: acceptedSchema },
+      401: { description: 'Signature missing or invalid (`invalid_signature`), or timestamp out of the window (`timestamp_out_of_window`)' },
+      403: { description: 'The connection is paused (`connection_paused`)' },
+      404: { description: 'Unknown inbound key' },
+      409: { description: 'This messageId was already accepted (`duplicate_message`); safe to treat as success' },
+      413: { description: 'Body over 256 KB' },
+      429: { description: 'Rate limited (`rate_limited`); wait Retry-After seconds' },
+      503: { description: 'Postgres or Temporal is out of reach; retry after Retry-After seconds' },
+    },
+    handler: async ({ params, raw }, ctx) => {
+      const headers = ctx.request.headers;
+      const outcome = await ingestPost(
+        ingestDeps(ctx),
+        {
+          inboundKey: params.inboundKey,
+          raw: raw!,
+          contentType: header(headers['content-type']),
+          headers: { id: header(headers['webhook-id']), timestamp: header(headers['webhook-timestamp']), signature: header(headers['webhook-signature']) },
+        },
+      );
+      if (outcome.kind === 'batch') {
+        return { status: 202, body: { events: outcome.results } satisfies z.infer<typeof batchAcceptedSchema> };
+      }
+      const { messageId, eventId, duplicate } = outcome.result;
+      if (duplicate) {
+        return {
+          status: 409,
+          body: { error: { code: 'duplicate_message', message: `messageId ${messageId} was already accepted as ${eventId}`, requestId: ctx.requestId } },
+        };
+      }
+      return { status: 202, body: { messageId, eventId } };
+    },
+  }),
+];

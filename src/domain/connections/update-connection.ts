@@ -1,0 +1,26 @@
+import type { Connection, ConnectionStatus, EventConfig } from '../../persistence/entities/connection.ts';
+import type { ConnectionDeps } from './connection-deps.ts';
+import { withEventConfigDefaults } from './event-config.ts';
+import { findOwnedConnection } from './find-owned-connection.ts';
+
+export interface ConnectionChanges {
+  label?: string | undefined;
+  status?: ConnectionStatus | undefined;
+  mapping?: Record<string, string> | undefined;
+  eventConfig?: Partial<EventConfig> | undefined;
+  /** Write-only: stored sealed, never returned. `null` removes it. */
+  outboundCredential?: string | null | undefined;
+}
+
+export async function updateConnection(deps: ConnectionDeps, accountId: string, connectionId: string, changes: ConnectionChanges): Promise<Connection> {
+  const connection = await findOwnedConnection(deps.em, accountId, connectionId);
+  if (changes.label !== undefined) connection.label = changes.label;
+  if (changes.status !== undefined) connection.status = changes.status;
+  if (changes.mapping !== undefined) connection.mapping = changes.mapping;
+  if (changes.eventConfig !== undefined) connection.eventConfig = withEventConfigDefaults(changes.eventConfig, connection.eventConfig);
+  if (changes.outboundCredential !== undefined) {
+    connection.outboundCredentialSealed = changes.outboundCredential === null ? null : deps.secrets.seal(changes.outboundCredential);
+  }
+  await deps.em.flush();
+  return connection;
+}

@@ -1,0 +1,13 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { IngestRateLimiter, RateLimit } from '../../persistence/ingest-rate-limiter.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
+
+export interface IngestDeps {
+  em: EntityManager;
+  temporal: { client: Client; taskQueue: string };
+  secrets: SecretBox;
+  rateLimiter: IngestRateLimiter;
+  /** INGEST_RATE_LIMIT_PER_SECOND / _BURST: the limit of a connection whose eventConfig sets none. */
+  defaultRateLimit: RateLimit;
+}

@@ -1,0 +1,78 @@
+import { Connection } from '../../persistence/entities/connection.ts';
+import { verifyWebhook, type WebhookVerifyFailure } from '../../security/standard-webhooks.ts';
+import { DomainError, validationFailed } from '../errors.ts';
+import { activeSecrets } from '../secrets/rotation.ts';
+import { acceptInboundEvent, type AcceptResult } from './accept-inbound-event.ts';
+import type { IngestDeps } from './ingest-deps.ts';
+import { normalise } from './normalise/index.ts';
+import type { Provider } from './normalise/envelope.ts';
+
+export interface SignedPost {
+  inboundKey: string;
+  raw: Buffer;
+  contentType: string | undefined;
+  headers: { id?: string | undefined; timestamp?: string | undefined; signature?: string | undefined };
+}
+
+export type IngestResult = { kind: 'single'; result: AcceptResult } | { kind: 'batch'; results: AcceptResult[] };
+
+const signatureErrors: Record<WebhookVerifyFailure, DomainError> = {
+  missing_headers: new DomainError('invalid_signature', 'The webhook-id, webhook-timestamp and webhook-signature headers are required'),
+  invalid_timestamp: new DomainError('invalid_signature', 'webhook-timestamp must be Unix seconds'),
+  invalid_signature: new DomainError('invalid_signature', 'No signature in webhook-signature matches this body and the connection’s secret'),
+  timestamp_out_of_window: new DomainError('timestamp_out_of_window', 'webhook-timestamp is more than 5 minutes from now; sign the request again'),
+};
+
+/**
+ * `POST /v1/in/{inboundKey}`, in the order its answers are decided: the connection (404, or 403 when paused), the
+ * signature over the raw bytes (401), the connection's rate limit (429), the body (400), then each event is stored
+ * and its run started (202), unless its messageId was already accepted (409).
+ */
+export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new Date()): Promise<IngestResult> {
+  const connection = await deps.em.findOne(Connection, { inboundKey: post.inboundKey, deletedAt: null });
+  if (!connection) throw new DomainError('not_found', 'Unknown inbound key');
+  if (connection.status === 'paused') throw new DomainError('connection_paused', 'This connection is paused; its events are refused');
+
+  const secrets = activeSecrets(
+    deps.secrets,
+    { current: connection.signingSecretSealed, previous: connection.previousSigningSecretSealed, previousExpiresAt: connection.previousSigningSecretExpiresAt },
+    now,
+  );
+  const verdict = verifyWebhook({ headers: post.headers, body: post.raw, secrets, now: Math.floor(now.getTime() / 1000) });
+  if (!verdict.ok) throw signatureErrors[verdict.reason];
+
+  const decision = await deps.rateLimiter.consume(connection.id, connection.eventConfig.rateLimit ?? deps.defaultRateLimit);
+  if (!decision.allowed) {
+    throw new DomainError('rate_limited', 'Too many events for this connection; retry later', undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
+  }
+
+  const body = parseJson(post.raw, post.contentType);
+  const normalised = normalise(connection.provider as Provider, body, connection.mapping, { now });
+  if (!normalised.ok) throw validationFailed(normalised.details);
+
+  const results: AcceptResult[] = [];
+  for (const event of normalised.events) results.push(await acceptInboundEvent(deps, connection, event));
+  await noteInbound(deps, connection, now);
+
+  const batch = typeof body === 'object' && body !== null && Array.isArray((body as { batch?: unknown }).batch);
+  return batch ? { kind: 'batch', results } : { kind: 'single', result: results[0]! };
+}
+
+function parseJson(raw: Buffer, contentType: string | undefined): unknown {
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json') throw new DomainError('unsupported_media_type', 'Send the event as application/json');
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new DomainError('invalid_json', 'The body is not valid JSON');
+  }
+}
+
+/** lastInboundAt moves at most once a second, so a busy connection's row does not become a point of contention. */
+async function noteInbound(deps: IngestDeps, connection: Connection, now: Date): Promise<void> {
+  await deps.em.nativeUpdate(
+    Connection,
+    { id: connection.id, $or: [{ lastInboundAt: null }, { lastInboundAt: { $lt: new Date(now.getTime() - 1000) } }] },
+    { lastInboundAt: now },
+  );
+}

@@ -1,0 +1,61 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
+import type { EventConfig } from '../../persistence/entities/connection.ts';
+import { Visitor } from '../../persistence/entities/visitor.ts';
+import { heldEventsOf, lockPerson, releaseHeldEvents, upsertVisitor } from '../visitors/link-visitor.ts';
+import { storeInboundEvent, type AcceptedEvent } from './store-inbound-event.ts';
+
+export type LinkOutcome =
+  | { outcome: 'linked'; visitorId: string }
+  | { outcome: 'anonymous' }
+  | { outcome: 'held' }
+  | { outcome: 'ignored'; reason: string };
+
+/**
+ * The first step of an ingest run: makes sure the event row exists (the run carries the event, so it can write the
+ * row itself if the API's transaction never committed), then decides what happens to it:
+ * - an eventType outside the connection's `eventTypes` is IGNORED;
+ * - no clientUserId: processed anonymously;
+ * - a known person, or a new one on a connection that creates visitors: linked (attributes and contacts merged
+ *   onto the visitor; creating the visitor releases events held for it);
+ * - otherwise HELD until someone links that clientUserId.
+ */
+export async function recordInboundEvent(
+  deps: { em: EntityManager; temporal: { client: Client } },
+  accepted: AcceptedEvent,
+  config: EventConfig,
+): Promise<LinkOutcome> {
+  const { event } = accepted;
+  if (config.eventTypes && !config.eventTypes.includes(event.eventType)) {
+    const reason = `eventType ${event.eventType} is not among the connection's eventTypes`;
+    await deps.em.transactional(async (tx) => {
+      await storeInboundEvent(tx, accepted);
+      await tx.nativeUpdate(InboundEvent, { id: accepted.eventId }, { status: 'IGNORED', statusReason: reason, processedAt: new Date() });
+    });
+    return { outcome: 'ignored', reason };
+  }
+  if (!event.clientUserId) {
+    await storeInboundEvent(deps.em, accepted);
+    return { outcome: 'anonymous' };
+  }
+  const clientUserId = event.clientUserId;
+
+  const result = await deps.em.transactional(async (tx) => {
+    await storeInboundEvent(tx, accepted);
+    await lockPerson(tx, accepted.accountId, clientUserId);
+    const details = { attributes: event.attributes, email: event.endpoints?.email, phone: event.endpoints?.phone };
+    const known = await tx.findOne(Visitor, { accountId: accepted.accountId, clientUserId });
+    if (!known && !config.createVisitors) {
+      await tx.nativeUpdate(InboundEvent, { id: accepted.eventId, status: 'RECEIVED' }, { status: 'HELD', statusReason: `waiting for visitor ${clientUserId}` });
+      return { outcome: 'held' as const };
+    }
+    const { visitor, created } = await upsertVisitor(tx, accepted.accountId, clientUserId, details);
+    await tx.nativeUpdate(InboundEvent, { id: accepted.eventId }, { visitorId: visitor.id });
+    const held = created ? await heldEventsOf(tx, accepted.accountId, clientUserId) : [];
+    return { outcome: 'linked' as const, visitorId: visitor.id, held };
+  });
+  if (result.outcome === 'held') return result;
+  await releaseHeldEvents(deps.temporal.client, result.held, result.visitorId);
+  return { outcome: 'linked', visitorId: result.visitorId };
+}

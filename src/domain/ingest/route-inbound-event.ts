@@ -1,0 +1,35 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
+import { routeEvent, type RoutingOutcome } from '../routing/route-event.ts';
+import { upsertVisitor } from '../visitors/link-visitor.ts';
+
+/**
+ * The last step of an ingest run: a held event released to its visitor first brings its attributes and contacts to
+ * the visitor, then the event is routed and marked PROCESSED with the outcome.
+ */
+export async function routeInboundEvent(em: EntityManager, input: { eventId: string; visitorId: string | null; released: boolean }): Promise<RoutingOutcome> {
+  return em.transactional(async (tx) => {
+    const event = await tx.findOneOrFail(InboundEvent, { id: input.eventId });
+    if (event.status === 'PROCESSED' && event.routingOutcome) return event.routingOutcome as unknown as RoutingOutcome;
+    if (input.released && event.clientUserId) {
+      await upsertVisitor(tx, event.accountId, event.clientUserId, {
+        attributes: event.attributes ?? undefined,
+        email: event.endpoints?.email,
+        phone: event.endpoints?.phone,
+      });
+    }
+    const outcome = await routeEvent(event);
+    event.visitorId = input.visitorId;
+    event.status = 'PROCESSED';
+    event.statusReason = null;
+    event.routingOutcome = { ...outcome };
+    event.processedAt = new Date();
+    await tx.flush();
+    return outcome;
+  });
+}
+
+/** Marks an event that ended without routing: EXPIRED (held too long) or FAILED (a step kept failing). */
+export async function finishInboundEvent(em: EntityManager, input: { eventId: string; status: 'EXPIRED' | 'FAILED'; reason: string }): Promise<void> {
+  await em.nativeUpdate(InboundEvent, { id: input.eventId }, { status: input.status, statusReason: input.reason, processedAt: new Date() });
+}

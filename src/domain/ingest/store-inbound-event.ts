@@ -1,0 +1,37 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
+import type { InboundEnvelope } from './normalise/envelope.ts';
+
+/** An event the ingest endpoint accepted, with everything its run needs to write its row again if it must. */
+export interface AcceptedEvent {
+  eventId: string;
+  accountId: string;
+  connectionId: string;
+  workflowId: string;
+  event: InboundEnvelope;
+}
+
+/** Inserts the event row unless (connection, messageId) already has one; the first writer wins. */
+export async function storeInboundEvent(em: EntityManager, accepted: AcceptedEvent): Promise<void> {
+  const { event } = accepted;
+  await em
+    .createQueryBuilder(InboundEvent)
+    .insert({
+      id: accepted.eventId,
+      accountId: accepted.accountId,
+      connectionId: accepted.connectionId,
+      messageId: event.messageId,
+      eventType: event.eventType,
+      occurredAt: new Date(event.occurredAt),
+      clientUserId: event.clientUserId ?? null,
+      attributes: event.attributes ?? null,
+      endpoints: event.endpoints ?? null,
+      raw: event.raw ?? null,
+      status: 'RECEIVED',
+      workflowId: accepted.workflowId,
+      createdAt: new Date(),
+    })
+    .onConflict(['connectionId', 'messageId'])
+    .ignore()
+    .execute();
+}

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
+import { Visitor } from '../../persistence/entities/visitor.ts';
+import { visitorLinked } from '../../../workflows/ingest-event-api.ts';
+
+export interface VisitorDetails {
+  attributes?: Record<string, unknown> | undefined;
+  email?: string | undefined;
+  phone?: string | undefined;
+}
+
+/**
+ * Serialises everything that links a person: creating the visitor, holding an event for it, releasing held events.
+ * Without it, an event could be held just after the visitor's creation looked for held events, and wait for ever.
+ */
+export async function lockPerson(em: EntityManager, accountId: string, clientUserId: string): Promise<void> {
+  // SqlEntityManager.execute runs inside the current transaction, so the lock lasts until it commits.
+  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${accountId}:${clientUserId}`]);
+}
+
+/** The visitor with this clientUserId, created or updated with the details (attributes merge, contacts replace). */
+export async function upsertVisitor(tx: EntityManager, accountId: string, clientUserId: string, details: VisitorDetails): Promise<{ visitor: Visitor; created: boolean }> {
+  const existing = await tx.findOne(Visitor, { accountId, clientUserId });
+  if (existing) {
+    if (details.attributes) existing.attributes = { ...existing.attributes, ...details.attributes };
+    if (details.email) existing.email = details.email;
+    if (details.phone) existing.phone = details.phone;
+    await tx.flush();
+    return { visitor: existing, created: false };
+  }
+  const visitor = tx.create(Visitor, {
+    id: randomUUID(),
+    accountId,
+    clientUserId,
+    attributes: details.attributes ?? {},
+    email: details.email ?? null,
+    phone: details.phone ?? null,
+  });
+  await tx.flush();
+  return { visitor, created: true };
+}
+
+/** The events held for this person, oldest first: the order in which they are released. */
+export function heldEventsOf(tx: EntityManager, accountId: string, clientUserId: string): Promise<InboundEvent[]> {
+  return tx.find(InboundEvent, { accountId, clientUserId, status: 'HELD' }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+/** Wakes each held event's run, oldest first, with the visitor it was waiting for. */
+export async function releaseHeldEvents(client: Client, held: InboundEvent[], visitorId: string): Promise<void> {
+  for (const event of held) {
+    await client.workflow.getHandle(event.workflowId).signal(visitorLinked, { visitorId });
+  }
+}
+
+/**
+ * Links a person from the API (`POST /accounts/{accountId}/visitors`): creates or updates the visitor and releases
+ * the events that were held for it.
+ */
+export async function linkVisitor(
+  deps: { em: EntityManager; temporal: { client: Client } },
+  accountId: string,
+  clientUserId: string,
+  details: VisitorDetails,
+): Promise<{ visitor: Visitor; created: boolean; released: number }> {
+  const { visitor, created, held } = await deps.em.transactional(async (tx) => {
+    await lockPerson(tx, accountId, clientUserId);
+    const result = await upsertVisitor(tx, accountId, clientUserId, details);
+    return { ...result, held: await heldEventsOf(tx, accountId, clientUserId) };
+  });
+  await releaseHeldEvents(deps.temporal.client, held, visitor.id);
+  return { visitor, created, released: held.length };
+}

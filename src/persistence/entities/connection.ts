@@ -1,0 +1,44 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Account } from './account.ts';
+
+export const connectionStatuses = ['active', 'paused'] as const;
+export type ConnectionStatus = (typeof connectionStatuses)[number];
+
+export interface EventConfig {
+  eventTypes?: string[] | undefined;
+  createVisitors: boolean;
+  holdTtlHours: number;
+  rateLimit?: { perSecond: number; burst: number } | undefined;
+}
+
+/**
+ * A client system that posts events to `/v1/in/{inboundKey}`. The inbound key names the connection in the URL;
+ * the signing secret (sealed) proves the sender. A rotated secret keeps verifying for 24 hours.
+ */
+export const Connection = defineEntity({
+  name: 'Connection',
+  tableName: 'connections',
+  properties: {
+    id: p.string().length(40).primary(),
+    accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
+    provider: p.string().length(32),
+    label: p.string().length(200),
+    status: p.enum(connectionStatuses),
+    connectMethod: p.string().length(32),
+    inboundKey: p.string().length(64).unique(),
+    signingSecretSealed: p.text().hidden(),
+    previousSigningSecretSealed: p.text().nullable().hidden(),
+    previousSigningSecretExpiresAt: p.datetime().nullable(),
+    mapping: p.json<Record<string, string>>(),
+    eventConfig: p.json<EventConfig>(),
+    outboundCredentialSealed: p.text().nullable().hidden(),
+    lastInboundAt: p.datetime().nullable(),
+    lastOutboundAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    deletedAt: p.datetime().nullable(),
+  },
+  indexes: [{ properties: ['accountId', 'createdAt', 'id'] }],
+});
+
+export type Connection = InferEntity<typeof Connection>;

@@ -1,0 +1,43 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Account } from './account.ts';
+import { Connection } from './connection.ts';
+
+export const inboundEventStatuses = ['RECEIVED', 'HELD', 'PROCESSED', 'IGNORED', 'EXPIRED', 'FAILED'] as const;
+export type InboundEventStatus = (typeof inboundEventStatuses)[number];
+
+/**
+ * An event a client posted, normalised to the ingest envelope. (connection, messageId) is unique: the same message
+ * never starts a second run. `workflowStartedAt` is set once its run `ingest:<connectionId>:<messageId>` exists.
+ */
+export const InboundEvent = defineEntity({
+  name: 'InboundEvent',
+  tableName: 'inbound_events',
+  properties: {
+    id: p.string().length(40).primary(),
+    accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
+    connectionId: () => p.manyToOne(Connection).mapToPk().fieldName('connection_id'),
+    messageId: p.string().length(255),
+    eventType: p.string().length(200),
+    occurredAt: p.datetime(),
+    clientUserId: p.string().length(255).nullable(),
+    attributes: p.json<Record<string, unknown>>().nullable(),
+    endpoints: p.json<{ email?: string; phone?: string }>().nullable(),
+    raw: p.json<Record<string, unknown>>().nullable(),
+    status: p.enum(inboundEventStatuses),
+    statusReason: p.text().nullable(),
+    visitorId: p.uuid().nullable(),
+    workflowId: p.string().length(400),
+    workflowStartedAt: p.datetime().nullable(),
+    routingOutcome: p.json<Record<string, unknown>>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    processedAt: p.datetime().nullable(),
+  },
+  uniques: [{ properties: ['connectionId', 'messageId'] }],
+  indexes: [
+    { properties: ['accountId', 'createdAt', 'id'] },
+    { properties: ['accountId', 'status', 'createdAt', 'id'] },
+    { properties: ['accountId', 'clientUserId', 'status'] },
+  ],
+});
+
+export type InboundEvent = InferEntity<typeof InboundEvent>;

@@ -1,0 +1,56 @@
+import { ApplicationFailure, condition, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { EventConfig } from '../src/persistence/entities/connection.ts';
+import type { AcceptedEvent } from '../src/domain/ingest/store-inbound-event.ts';
+import { ingestState, visitorLinked, type IngestState } from './ingest-event-api.ts';
+
+export interface IngestInput {
+  accepted: AcceptedEvent;
+  config: EventConfig;
+}
+
+const { recordInboundEvent, routeInboundEvent, finishInboundEvent } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumInterval: '1 minute', maximumAttempts: 20 },
+});
+
+/**
+ * One accepted event, `ingest:<connectionId>:<messageId>`: links it to its visitor (or holds it until that person
+ * is linked, for at most holdTtlHours), then hands it to routing. The id makes a second run for the same message
+ * impossible.
+ */
+export async function ingestEvent(input: IngestInput): Promise<IngestState> {
+  const { accepted } = input;
+  let state: IngestState = { status: 'RECEIVED', visitorId: null };
+  let linkedVisitor: string | undefined;
+  setHandler(ingestState, () => state);
+  setHandler(visitorLinked, ({ visitorId }) => {
+    linkedVisitor ??= visitorId;
+  });
+
+  try {
+    const link = await recordInboundEvent(accepted, input.config);
+    if (link.outcome === 'ignored') return (state = { status: 'IGNORED', visitorId: null, reason: link.reason });
+    let visitorId = link.outcome === 'linked' ? link.visitorId : null;
+    const held = link.outcome === 'held';
+    if (held) {
+      state = { status: 'HELD', visitorId: null, reason: `waiting for visitor ${accepted.event.clientUserId}` };
+      setCurrentDetails(`Held until visitor **${accepted.event.clientUserId}** is linked (at most ${input.config.holdTtlHours} h).`);
+      const released = await condition(() => linkedVisitor !== undefined, input.config.holdTtlHours * 3_600_000);
+      if (!released) {
+        const reason = `no visitor ${accepted.event.clientUserId} was linked within ${input.config.holdTtlHours} hours`;
+        await finishInboundEvent({ eventId: accepted.eventId, status: 'EXPIRED', reason });
+        return (state = { status: 'EXPIRED', visitorId: null, reason });
+      }
+      visitorId = linkedVisitor!;
+    }
+    const outcome = await routeInboundEvent({ eventId: accepted.eventId, visitorId, released: held });
+    state = { status: 'PROCESSED', visitorId, reason: outcome.reason };
+    setCurrentDetails(`Processed: ${outcome.reason}.`);
+    return state;
+  } catch (error) {
+    const reason = error instanceof Error ? (error.cause instanceof ApplicationFailure ? error.cause.message : error.message) : String(error);
+    await finishInboundEvent({ eventId: accepted.eventId, status: 'FAILED', reason });
+    return (state = { status: 'FAILED', visitorId: null, reason });
+  }
+}
