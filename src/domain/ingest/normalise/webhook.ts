@@ -28,7 +28,7 @@ export function normaliseWebhook(body: unknown, mapping: Record<string, string>,
 
   /** The mapped value and where it sits, or undefined when the mapping does not name this target. */
   const mapped = (target: Target): { value: unknown; at: string } | undefined => {
-    const path = Object.hasOwn(mapping, target) ? mapping[target] : undefined;
+    const path = mapping[target];
     return path === undefined ? undefined : { value: readPath(body, path), at: detailPath('body', path) };
   };
 
@@ -92,7 +92,7 @@ function readOccurredAt(source: Source, now: Date, details: ErrorDetail[]): stri
 
 /** Anonymous events are normal, so a missing (or empty) user id leaves clientUserId out instead of failing. */
 function readClientUserId(source: Source, details: ErrorDetail[]): string | undefined {
-  if (source === undefined || source.value === undefined || source.value === null) return undefined;
+  if (source === undefined || source.value === undefined || source.value === null || source.value === '') return undefined;
   const checked = checkText(source.value, clientUserIdMaxLength);
   if (!checked.ok) details.push({ path: source.at, message: checked.message });
   return checked.ok ? checked.value : undefined;
