@@ -15,6 +15,13 @@ const commonErrors: Record<number, string> = {
   500: 'Unexpected fault (`internal`)',
 };
 
+/** The params schema narrowed to the names in this path, all required: an alias may carry fewer of them. */
+function pathParamsOf(params: z.ZodType, path: string): z.ZodObject {
+  const names = [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
+  const shape = (params as z.ZodObject).shape as Record<string, z.ZodType>;
+  return z.object(Object.fromEntries(names.map((name) => [name, (shape[name] as z.ZodOptional<z.ZodType> | undefined)?.unwrap?.() ?? shape[name] ?? z.string()])));
+}
+
 function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpenApiOperationObject {
   const responses: Record<string, ZodOpenApiResponseObject> = {};
   for (const [status, spec] of Object.entries(route.responses)) {
@@ -37,7 +44,7 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
     ...(isAlias ? { description: `Alias of \`${route.method.toUpperCase()} ${toOpenApiPath(route.path)}\`.` } : {}),
     ...(route.auth === 'none' ? { security: [] } : { security: [{ [route.auth === 'admin' ? 'adminToken' : 'apiKey']: [] }] }),
     requestParams: {
-      ...(route.params ? { path: route.params as z.ZodObject } : {}),
+      ...(route.params ? { path: pathParamsOf(route.params, path) } : {}),
       ...(route.query ? { query: route.query as z.ZodObject } : {}),
     },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),

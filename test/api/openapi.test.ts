@@ -17,6 +17,18 @@ describe('GET /openapi.json', () => {
     expect(document.components.schemas.Error).toBeDefined();
   });
 
+  it('declares exactly the parameters of each path template, all required', async () => {
+    const { body: document } = await call('GET', '/openapi.json');
+    for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
+      const expected = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        const declared = (operation.parameters ?? []).filter((parameter: any) => parameter.in === 'path');
+        expect(declared.map((parameter: any) => parameter.name).sort(), `${method} ${path}`).toEqual(expected);
+        expect(declared.every((parameter: any) => parameter.required === true), `${method} ${path}`).toBe(true);
+      }
+    }
+  });
+
   it('carries the request schema of an operation, including its enums and limits', async () => {
     const { body: document } = await call('GET', '/openapi.json');
     const create = document.paths['/notification/create'].post;
