@@ -9,7 +9,8 @@ export async function withDomainFailures<T>(work: () => Promise<T>): Promise<T> 
   try {
     return await work();
   } catch (error) {
-    if (error instanceof DomainError) throw ApplicationFailure.nonRetryable(error.message, error.code);
+    // The field details travel as the failure's details, so the API can answer with them.
+    if (error instanceof DomainError) throw ApplicationFailure.nonRetryable(error.message, error.code, ...(error.details ? [error.details] : []));
     throw error;
   }
 }

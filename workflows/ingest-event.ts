@@ -9,9 +9,14 @@ export interface IngestInput {
   config: EventConfig;
 }
 
-const { recordInboundEvent, routeInboundEvent, finishInboundEvent } = proxyActivities<Activities>({
+const { recordInboundEvent, finishInboundEvent } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumInterval: '1 minute', maximumAttempts: 20 },
+});
+// A released event waits its turn behind older ones of the same person (OlderEventsPending): retry soon and often.
+const { routeInboundEvent } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 1.5, maximumInterval: '5 seconds', maximumAttempts: 200 },
 });
 
 /**

@@ -56,14 +56,16 @@ const { createJobRecord, applyJobAction } = proxyActivities<Activities>({
   retry: { maximumInterval: '30 seconds' },
 });
 const { publishJobEvent } = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
+  // Publishing is two quick writes; a short timeout lets a worker crash mid-send be retried promptly.
+  startToCloseTimeout: '10 seconds',
   retry: { maximumInterval: '5 minutes' },
 });
 
 /** Activity failures reach the caller of an update as the same business failure (type = error code). */
 function asUpdateFailure(error: unknown): unknown {
   if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-    return ApplicationFailure.create({ type: error.cause.type ?? undefined, message: error.cause.message, nonRetryable: true });
+    const { type, message, details } = error.cause;
+    return ApplicationFailure.create({ type: type ?? undefined, message, details: details ?? undefined, nonRetryable: true });
   }
   return error;
 }
@@ -211,6 +213,13 @@ export async function recordingJob(input: RecordingJobInput): Promise<JobView | 
 
   for (;;) {
     queueOverdueEvents();
+    // History stays bounded: past the limit the run hands its state, unsent events included, to a fresh run. This is
+    // checked before publishing, so a steady stream of updates cannot keep it from happening.
+    if (!isFinal(job.status) && historyIsLong()) {
+      await condition(allHandlersFinished);
+      const carried: CarriedState = { job, outbox, artistOverdueSentFor, overdueSentFor };
+      return continueAsNew<typeof recordingJob>({ ...input, carried });
+    }
     const next = outbox[0];
     if (next) {
       await publishJobEvent({ ...next, accountId: input.accountId });
@@ -222,18 +231,16 @@ export async function recordingJob(input: RecordingJobInput): Promise<JobView | 
       if (outbox.length === 0) return job;
       continue;
     }
-    const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > (input.historyLimit ?? 2000)) {
-      await condition(allHandlersFinished);
-      if (outbox.length > 0) continue;
-      const carried: CarriedState = { job, outbox, artistOverdueSentFor, overdueSentFor };
-      return continueAsNew<typeof recordingJob>({ ...input, carried });
-    }
     const deadline = nextDeadline();
     datesChanged = false;
-    const changed = () => outbox.length > 0 || datesChanged || isFinal(job!.status);
+    const changed = () => outbox.length > 0 || datesChanged || isFinal(job!.status) || historyIsLong();
     if (deadline === undefined) await condition(changed);
     else await condition(changed, Math.max(1, deadline - Date.now()));
+  }
+
+  function historyIsLong(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength > (input.historyLimit ?? 2000);
   }
 
   /** Due dates still to watch: the artist's while nothing is submitted, the job's until it is accepted. */

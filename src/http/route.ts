@@ -53,12 +53,15 @@ export interface RouteSpec<
   /** Body size limit in bytes (default 1 MB). */
   bodyLimit?: number;
   /**
-   * Hand the handler the body's exact bytes (`raw`) instead of parsing it, e.g. to verify a signature over them.
-   * `body` then only documents the expected shape.
+   * Hand the handler a reader of the body's exact bytes (`readRaw`, with the size limit) instead of parsing it, e.g.
+   * to verify a signature over them after cheaper checks. `body` then only documents the expected shape.
    */
   rawBody?: boolean;
   responses: Record<number, ResponseSpec>;
-  handler: (input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; raw: Buffer | undefined }, ctx: RequestContext<A>) => Promise<RouteResult>;
+  handler: (
+    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; readRaw: () => Promise<Buffer> },
+    ctx: RequestContext<A>,
+  ) => Promise<RouteResult>;
 }
 
 export function defineRoute<

@@ -16,14 +16,9 @@ async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): 
 
   const params = route.params ? parseInput(route.params, rawParams, 'params') : undefined;
   const query = route.query ? parseInput(route.query, ctx.query, 'query') : undefined;
+  const readRaw = () => readRawBody(ctx.req, route.bodyLimit ?? defaultBodyLimit);
   let body: unknown;
-  let raw: Buffer | undefined;
-  if (route.rawBody) {
-    raw = await readRawBody(ctx.req, route.bodyLimit ?? defaultBodyLimit);
-  } else if (route.body) {
-    const bytes = await readRawBody(ctx.req, route.bodyLimit ?? defaultBodyLimit);
-    body = parseInput(route.body, parseJsonBody(bytes, ctx.get('content-type') || undefined), 'body');
-  }
+  if (route.body && !route.rawBody) body = parseInput(route.body, parseJsonBody(await readRaw(), ctx.get('content-type') || undefined), 'body');
 
   const context: RequestContext = {
     em,
@@ -33,7 +28,7 @@ async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): 
     account,
     services,
   };
-  const result = await route.handler({ params, query, body, raw } as never, context as never);
+  const result = await route.handler({ params, query, body, readRaw } as never, context as never);
   ctx.status = result.status;
   if (result.headers) ctx.set(result.headers);
   if (result.body !== undefined) ctx.body = result.body;

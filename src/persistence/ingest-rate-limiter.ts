@@ -9,7 +9,8 @@ export interface RateLimit {
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 export interface IngestRateLimiter {
-  consume(key: string, limit: RateLimit): Promise<RateDecision>;
+  /** Takes `points` (one per event) from the key's allowance. */
+  consume(key: string, limit: RateLimit, points?: number): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -43,9 +44,11 @@ export function createIngestRateLimiter(databaseUrl: string): IngestRateLimiter 
   };
 
   return {
-    async consume(key, limit) {
+    async consume(key, limit, points = 1) {
+      const limiter = limiterFor(limit);
       try {
-        await limiterFor(limit).consume(key);
+        // Point by point: the bursty pair can only spill a single point from the steady rate into the burst.
+        for (let taken = 0; taken < points; taken++) await limiter.consume(key, 1);
         return { allowed: true };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {

@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import { DomainError, type ErrorCode } from '../domain/errors.ts';
+import { DomainError, type ErrorCode, type ErrorDetail } from '../domain/errors.ts';
 
 const businessCodes = new Set<ErrorCode>(['validation_failed', 'not_found', 'invalid_state', 'conflict']);
 
@@ -15,7 +15,7 @@ export async function withUpdateErrors<T>(update: () => Promise<T>, whenGone: ()
   } catch (error) {
     const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
     if (cause instanceof ApplicationFailure && businessCodes.has(cause.type as ErrorCode)) {
-      throw new DomainError(cause.type as ErrorCode, cause.message);
+      throw new DomainError(cause.type as ErrorCode, cause.message, cause.details?.[0] as ErrorDetail[] | undefined);
     }
     if (error instanceof WorkflowNotFoundError) throw await whenGone();
     if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {

@@ -77,6 +77,8 @@ describe('a delivery in flight survives a worker crash', () => {
       );
 
       await endpoint.receiver.waitForRequests(1, 30_000);
+      // Kill between the attempts: once the failed one is recorded and the retry is waiting out its backoff.
+      await waitForDeliveries(account, endpoint.endpointId, (items) => items[0]?.attempts.length === 1, 30_000);
       first.kill('SIGKILL');
       await new Promise((resolve) => first.once('exit', resolve));
 

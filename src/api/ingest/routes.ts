@@ -36,13 +36,13 @@ export const ingestRoutes = [
       429: { description: 'Rate limited (`rate_limited`); wait Retry-After seconds' },
       503: { description: 'Postgres or Temporal is out of reach; retry after Retry-After seconds' },
     },
-    handler: async ({ params, raw }, ctx) => {
+    handler: async ({ params, readRaw }, ctx) => {
       const headers = ctx.request.headers;
       const outcome = await ingestPost(
         ingestDeps(ctx),
         {
           inboundKey: params.inboundKey,
-          raw: raw!,
+          readBody: readRaw,
           contentType: header(headers['content-type']),
           headers: { id: header(headers['webhook-id']), timestamp: header(headers['webhook-timestamp']), signature: header(headers['webhook-signature']) },
         },

@@ -1,4 +1,6 @@
+import { isJsonContentType } from '../../http/body.ts';
 import { Connection } from '../../persistence/entities/connection.ts';
+import type { RateLimit } from '../../persistence/ingest-rate-limiter.ts';
 import { verifyWebhook, type WebhookVerifyFailure } from '../../security/standard-webhooks.ts';
 import { DomainError, validationFailed } from '../errors.ts';
 import { activeSecrets } from '../secrets/rotation.ts';
@@ -9,7 +11,8 @@ import type { Provider } from './normalise/envelope.ts';
 
 export interface SignedPost {
   inboundKey: string;
-  raw: Buffer;
+  /** Reads the body's bytes, refusing one over the limit (413); called only once the connection is known. */
+  readBody: () => Promise<Buffer>;
   contentType: string | undefined;
   headers: { id?: string | undefined; timestamp?: string | undefined; signature?: string | undefined };
 }
@@ -32,23 +35,24 @@ export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new D
   const connection = await deps.em.findOne(Connection, { inboundKey: post.inboundKey, deletedAt: null });
   if (!connection) throw new DomainError('not_found', 'Unknown inbound key');
   if (connection.status === 'paused') throw new DomainError('connection_paused', 'This connection is paused; its events are refused');
+  const raw = await post.readBody();
 
   const secrets = activeSecrets(
     deps.secrets,
     { current: connection.signingSecretSealed, previous: connection.previousSigningSecretSealed, previousExpiresAt: connection.previousSigningSecretExpiresAt },
     now,
   );
-  const verdict = verifyWebhook({ headers: post.headers, body: post.raw, secrets, now: Math.floor(now.getTime() / 1000) });
+  const verdict = verifyWebhook({ headers: post.headers, body: raw, secrets, now: Math.floor(now.getTime() / 1000) });
   if (!verdict.ok) throw signatureErrors[verdict.reason];
 
-  const decision = await deps.rateLimiter.consume(connection.id, connection.eventConfig.rateLimit ?? deps.defaultRateLimit);
-  if (!decision.allowed) {
-    throw new DomainError('rate_limited', 'Too many events for this connection; retry later', undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
-  }
+  // One point before the body is parsed (so a flood is refused cheaply), the rest of a batch's events after.
+  const limit = connection.eventConfig.rateLimit ?? deps.defaultRateLimit;
+  await consumeOrRefuse(deps, connection.id, limit, 1);
 
-  const body = parseJson(post.raw, post.contentType);
+  const body = parseJson(raw, post.contentType);
   const normalised = normalise(connection.provider as Provider, body, connection.mapping, { now });
   if (!normalised.ok) throw validationFailed(normalised.details);
+  if (normalised.events.length > 1) await consumeOrRefuse(deps, connection.id, limit, normalised.events.length - 1);
 
   const results: AcceptResult[] = [];
   for (const event of normalised.events) results.push(await acceptInboundEvent(deps, connection, event));
@@ -58,9 +62,15 @@ export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new D
   return batch ? { kind: 'batch', results } : { kind: 'single', result: results[0]! };
 }
 
+async function consumeOrRefuse(deps: IngestDeps, key: string, limit: RateLimit, points: number): Promise<void> {
+  const decision = await deps.rateLimiter.consume(key, limit, points);
+  if (!decision.allowed) {
+    throw new DomainError('rate_limited', 'Too many events for this connection; retry later', undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
+  }
+}
+
 function parseJson(raw: Buffer, contentType: string | undefined): unknown {
-  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/json') throw new DomainError('unsupported_media_type', 'Send the event as application/json');
+  if (!isJsonContentType(contentType)) throw new DomainError('unsupported_media_type', 'Send the event as application/json');
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {

@@ -1,7 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { routeEvent, type RoutingOutcome } from '../routing/route-event.ts';
-import { upsertVisitor } from '../visitors/link-visitor.ts';
+import { lockPerson, upsertVisitor } from '../visitors/link-visitor.ts';
+
+/** Retryable on purpose: the activity tries again shortly, by when the older event has been routed. */
+export class OlderEventsPending extends Error {
+  override name = 'OlderEventsPending';
+}
 
 /**
  * The last step of an ingest run: a held event released to its visitor first brings its attributes and contacts to
@@ -12,6 +17,15 @@ export async function routeInboundEvent(em: EntityManager, input: { eventId: str
     const event = await tx.findOneOrFail(InboundEvent, { id: input.eventId });
     if (event.status === 'PROCESSED' && event.routingOutcome) return event.routingOutcome as unknown as RoutingOutcome;
     if (input.released && event.clientUserId) {
+      // Released events are routed in the order they were received: wait while an older one is still held.
+      await lockPerson(tx, event.accountId, event.clientUserId);
+      const older = await tx.count(InboundEvent, {
+        accountId: event.accountId,
+        clientUserId: event.clientUserId,
+        status: 'HELD',
+        $or: [{ createdAt: { $lt: event.createdAt } }, { createdAt: event.createdAt, id: { $lt: event.id } }],
+      });
+      if (older > 0) throw new OlderEventsPending(`${older} older event(s) of ${event.clientUserId} are routed first`);
       await upsertVisitor(tx, event.accountId, event.clientUserId, {
         attributes: event.attributes ?? undefined,
         email: event.endpoints?.email,

@@ -35,6 +35,9 @@ export async function applyJobAction(
     switch (input.action) {
       case 'update':
         Object.assign(job, definedOnly(input.changes));
+        if (job.dueDate != null && job.artistDueDate != null && job.artistDueDate > job.dueDate) {
+          throw new DomainError('validation_failed', 'The job is not valid', [{ path: 'body.artistDueDate', message: 'artistDueDate must not be after dueDate' }]);
+        }
         break;
       case 'submitRecording':
         tx.create(JobFile, { id: input.fileId, accountId: job.accountId, jobId: job.id, ...nullsFor(input.recording) });

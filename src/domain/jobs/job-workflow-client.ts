@@ -10,6 +10,7 @@ import { createJob, type CreateJobArgs } from '../../../workflows/recording-job-
 import { findOwnedApp } from '../apps/find-owned-app.ts';
 import { DomainError } from '../errors.ts';
 import { getNotification } from '../notifications/get-notification.ts';
+import { transition, type JobAction } from './job-transitions.ts';
 import type { JobView } from './job-view.ts';
 
 export interface JobDeps {
@@ -55,14 +56,17 @@ export async function createRecordingJob(deps: JobDeps, accountId: string, args:
 export async function sendJobUpdate<Ret>(
   deps: JobDeps,
   job: Job,
+  action: JobAction,
   send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<Ret>,
 ): Promise<Ret> {
   const handle = deps.temporal.client.workflow.getHandle(jobWorkflowId(job.id));
   return withUpdateErrors(
     () => send(handle),
     async () => {
+      // The run has ended (ACCEPTED or CANCELLED): answer as its validator would have.
       const current = await deps.em.fork().findOneOrFail(Job, { id: job.id });
-      return new DomainError('invalid_state', `The job is ${current.status}; it accepts no more changes`);
+      const step = transition(action, current.status);
+      return new DomainError('invalid_state', step.ok ? `The job is ${current.status}; it accepts no more changes` : step.message);
     },
   );
 }

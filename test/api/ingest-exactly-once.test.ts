@@ -1,0 +1,197 @@
+import type { Client } from '@temporalio/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AccountId, ClientUserId, EntityId, EntityType, EventType } from '../../src/temporal/search-attributes.ts';
+import { ingestState } from '../../workflows/ingest-event-api.ts';
+import { call, newAccount } from '../support/api.ts';
+import { query } from '../support/db.ts';
+import { directEvent, newConnection, waitForEvent, type ConnectionFixture } from '../support/ingest.ts';
+import { expectError, ok, post, postSignedTo, sleep, startExtraApi, temporalClient, unreachable, until, type ExtraApi } from '../support/ingest-extra.ts';
+
+let client: Client;
+let closeClient: () => Promise<void>;
+beforeAll(async () => {
+  ({ client, close: closeClient } = await temporalClient());
+});
+afterAll(() => closeClient?.());
+
+let extras: ExtraApi[] = [];
+afterEach(async () => {
+  await Promise.all(extras.map((api) => api.stop()));
+  extras = [];
+});
+
+const rowsOf = (connection: ConnectionFixture, messageId: string) =>
+  query('select id, workflow_id, workflow_started_at from inbound_events where connection_id = $1 and message_id = $2', [connection.connectionId, messageId]);
+
+/** Every execution the visibility store knows for this workflow id (it is eventually consistent: polls until found). */
+async function executionsOf(workflowId: string): Promise<Array<{ workflowId: string; runId: string }>> {
+  const list = async () => {
+    const found: Array<{ workflowId: string; runId: string }> = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) found.push({ workflowId: execution.workflowId, runId: execution.runId });
+    return found;
+  };
+  await until(`visibility of ${workflowId}`, async () => (await list()).length > 0, 10_000);
+  // Give a second run, if there were one, the same chance to show up.
+  await sleep(500);
+  return list();
+}
+
+describe('exactly once per messageId', () => {
+  it('accepts one of 10 concurrent posts of the same messageId; the others get 409; one row, one run', { timeout: 30_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const event = directEvent({ clientUserId: 'racer' });
+    const responses = await Promise.all(Array.from({ length: 10 }, () => post(connection, event)));
+
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([202, ...Array(9).fill(409)]);
+    const accepted = responses.find((response) => response.status === 202)!.body;
+    for (const refused of responses.filter((response) => response.status === 409)) {
+      expect(expectError(refused, 409, 'duplicate_message').message).toContain(accepted.eventId);
+    }
+
+    const rows = await rowsOf(connection, event.messageId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].id).toBe(accepted.eventId);
+    expect(rows[0].workflow_started_at).not.toBeNull();
+
+    const workflowId = `ingest:${connection.connectionId}:${event.messageId}`;
+    expect(rows[0].workflow_id).toBe(workflowId);
+    const description = await client.workflow.getHandle(workflowId).describe();
+    expect(description.type).toBe('ingestEvent');
+    const executions = await executionsOf(workflowId);
+    expect(executions).toEqual([{ workflowId, runId: description.runId }]);
+
+    const processed = await waitForEvent(account, event.messageId, 'PROCESSED');
+    expect(processed.eventId).toBe(accepted.eventId);
+    expect(await client.workflow.getHandle(workflowId).result()).toMatchObject({ status: 'PROCESSED', visitorId: processed.visitorId });
+  });
+
+  it('answers a retried post after a 202 with 409, with a new signature or the very same request', async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const event = directEvent();
+    const raw = JSON.stringify(event);
+    const id = `wh-retry-${Date.now()}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const first = ok(await post(connection, undefined, { raw, id, timestamp }), 202);
+
+    // The sender's retry of the same delivery (same webhook-id, same signature).
+    expect(expectError(await post(connection, undefined, { raw, id, timestamp }), 409, 'duplicate_message').message).toContain(first.eventId);
+    // A new delivery of the same message, signed again later.
+    await waitForEvent(account, event.messageId, 'PROCESSED');
+    expectError(await post(connection, event), 409, 'duplicate_message');
+    expect(await rowsOf(connection, event.messageId)).toHaveLength(1);
+    expect(await executionsOf(`ingest:${connection.connectionId}:${event.messageId}`)).toHaveLength(1);
+  });
+
+  it('answers 503 with Retry-After and keeps nothing while Temporal is out of reach; the retry is then accepted, not 409', { timeout: 40_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const down = await startExtraApi({ temporalAddress: unreachable });
+    extras.push(down);
+    const event = directEvent({ clientUserId: 'patient' });
+
+    const started = Date.now();
+    const refused = await postSignedTo(down.url, connection, event);
+    expectError(refused, 503, 'service_unavailable');
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(await rowsOf(connection, event.messageId)).toEqual([]);
+    expect(ok(await call('GET', `/accounts/${account.accountId}/events`, { token: account.apiKey })).items).toEqual([]);
+
+    // The same message, signed again, through an API that reaches Temporal.
+    const accepted = ok(await post(connection, event), 202);
+    expect(accepted.messageId).toBe(event.messageId);
+    const processed = await waitForEvent(account, event.messageId, 'PROCESSED');
+    expect(processed).toMatchObject({ eventId: accepted.eventId, clientUserId: 'patient', visitorId: expect.any(String) });
+    expect(await rowsOf(connection, event.messageId)).toHaveLength(1);
+  });
+
+  it('answers a batch with 503 while Temporal is out of reach, and keeps none of it', { timeout: 40_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account, { provider: 'segment' });
+    const down = await startExtraApi({ temporalAddress: unreachable });
+    extras.push(down);
+    const batch = { batch: [1, 2].map((n) => ({ type: 'track', event: 'Tapped', userId: 'b', messageId: `batch-down-${Date.now()}-${n}` })) };
+    expectError(await postSignedTo(down.url, connection, batch), 503, 'service_unavailable');
+    const [row] = await query('select count(*)::int as n from inbound_events where connection_id = $1', [connection.connectionId]);
+    expect(row.n).toBe(0);
+    const accepted = ok(await post(connection, batch), 202);
+    expect(accepted.events.map((event: any) => event.duplicate)).toEqual([false, false]);
+  });
+
+  it('answers 503 with Retry-After (not 404 or 500) while Postgres is out of reach', { timeout: 40_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const down = await startExtraApi({ databaseUrl: `postgres://postgres@${unreachable}/none` });
+    extras.push(down);
+    const event = directEvent();
+    const refused = await postSignedTo(down.url, connection, event);
+    expectError(refused, 503, 'service_unavailable');
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+
+    // Nothing was kept, so the retry is accepted.
+    ok(await post(connection, event), 202);
+  });
+});
+
+describe('an ingest run seen from Temporal', () => {
+  it('carries the search attributes, a summary naming the event type and connection, and answers the state query', { timeout: 30_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account, { label: 'Checkout service' });
+    const event = directEvent({ eventType: 'basket.abandoned', clientUserId: 'seen-1' });
+    const accepted = ok(await post(connection, event), 202);
+    const processed = await waitForEvent(account, event.messageId, 'PROCESSED');
+
+    const handle = client.workflow.getHandle(processed.workflowId);
+    const description = await handle.describe();
+    const attributes = description.typedSearchAttributes;
+    expect({
+      AccountId: attributes.get(AccountId),
+      EntityType: attributes.get(EntityType),
+      EntityId: attributes.get(EntityId),
+      EventType: attributes.get(EventType),
+      ClientUserId: attributes.get(ClientUserId),
+    }).toEqual({ AccountId: account.accountId, EntityType: 'event', EntityId: accepted.eventId, EventType: 'basket.abandoned', ClientUserId: 'seen-1' });
+    const summary = await description.staticSummary();
+    expect(summary).toContain('basket.abandoned');
+    expect(summary).toContain('Checkout service');
+    expect(await handle.query(ingestState)).toEqual({ status: 'PROCESSED', visitorId: processed.visitorId, reason: expect.any(String) });
+
+    // Operators find it by its attributes.
+    const visibility = `EntityType = "event" AND AccountId = "${account.accountId}" AND EventType = "basket.abandoned" AND ClientUserId = "seen-1"`;
+    const ids = await until('the run in visibility', async () => {
+      const found: string[] = [];
+      for await (const execution of client.workflow.list({ query: visibility })) found.push(execution.workflowId);
+      return found.length > 0 ? found : undefined;
+    }, 10_000);
+    expect(ids).toEqual([processed.workflowId]);
+  });
+
+  it('answers HELD from the state query while the event waits, then PROCESSED; an anonymous run has no ClientUserId', { timeout: 30_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account, { eventConfig: { createVisitors: false } });
+    const event = directEvent({ clientUserId: 'waiting-1' });
+    ok(await post(connection, event), 202);
+    const held = await waitForEvent(account, event.messageId, 'HELD');
+    const handle = client.workflow.getHandle(held.workflowId);
+    const state = await until('HELD state', async () => {
+      const current = await handle.query(ingestState);
+      return current.status === 'HELD' ? current : undefined;
+    });
+    expect(state).toEqual({ status: 'HELD', visitorId: null, reason: expect.stringContaining('waiting-1') });
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+
+    const linked = ok(await call('POST', `/accounts/${account.accountId}/visitors`, { token: account.apiKey, body: { clientUserId: 'waiting-1' } }), 201);
+    expect(await handle.result()).toMatchObject({ status: 'PROCESSED', visitorId: linked.visitorId });
+    expect(await handle.query(ingestState)).toMatchObject({ status: 'PROCESSED', visitorId: linked.visitorId });
+
+    const anonymous = directEvent({ eventType: 'page.viewed' });
+    ok(await post(connection, anonymous), 202);
+    const anonymousRun = await waitForEvent(account, anonymous.messageId, 'PROCESSED');
+    const attributes = (await client.workflow.getHandle(anonymousRun.workflowId).describe()).typedSearchAttributes;
+    expect(attributes.get(ClientUserId)).toBeUndefined();
+    expect(attributes.get(EventType)).toBe('page.viewed');
+  });
+});

@@ -1,0 +1,256 @@
+import { Client, Connection } from '@temporalio/client';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/temporal/search-attributes.ts';
+import { jobState } from '../../workflows/recording-job-api.ts';
+import { call, newAccount, type ApiResponse, type TestAccount } from '../support/api.ts';
+import { newJob } from '../support/jobs.ts';
+import type { ReceivedRequest } from '../support/receiver.ts';
+import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
+
+const jobEventTypes = ['job.assigned', 'job.recording_submitted', 'job.accepted', 'job.cancelled', 'job.artist_overdue', 'job.overdue'];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const take = (n: number) => ({ url: `https://cdn.example.com/take-${n}.m4a`, fileName: `take-${n}.m4a` });
+
+const fixtures: EndpointFixture[] = [];
+afterEach(async () => {
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.receiver.close()));
+});
+
+let connection: Connection;
+let client: Client;
+beforeAll(async () => {
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  client = new Client({ connection, namespace: inject('namespace') });
+});
+afterAll(() => connection?.close());
+
+function ok(response: ApiResponse, status = 200) {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  return response.body;
+}
+
+/** Drives a job through the API to ACCEPTED, as fast as it can. Returns the job and its recording. */
+async function runToAccepted(account: TestAccount, job: any) {
+  const token = account.apiKey;
+  ok(await call('POST', `/job/executeJob?id=${job.id}`, { token }));
+  const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: take(1) }), 201);
+  ok(await call('POST', `/richPush/select?file_id=${file.fileId}`, { token }));
+  const accepted = ok(await call('POST', `/job/accept?id=${job.id}`, { token }));
+  return { accepted, file };
+}
+
+interface Received {
+  request: ReceivedRequest;
+  envelope: any;
+}
+
+/** Every request the receiver got, each verified with the Standard Webhooks reference library. */
+function verified(endpoint: EndpointFixture): Received[] {
+  return endpoint.receiver.requests.map((request) => {
+    const headers = {
+      'webhook-id': String(request.headers['webhook-id']),
+      'webhook-timestamp': String(request.headers['webhook-timestamp']),
+      'webhook-signature': String(request.headers['webhook-signature']),
+    };
+    const envelope = new Webhook(endpoint.secret).verify(request.body, headers) as any;
+    expect(envelope.id).toBe(headers['webhook-id']);
+    return { request, envelope };
+  });
+}
+
+async function waitFor(endpoint: EndpointFixture, predicate: (events: Received[]) => boolean, timeoutMs = 20_000): Promise<Received[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = verified(endpoint);
+    if (predicate(events)) return events;
+    if (Date.now() > deadline) throw new Error(`events never matched: ${JSON.stringify(events.map((e) => [e.envelope.type, e.envelope.data.result]))}`);
+    await sleep(50);
+  }
+}
+
+const ofJob = (events: Received[], jobId: string, type?: string) =>
+  events.filter((event) => event.envelope.data.result.jobId === jobId && (type === undefined || event.envelope.type === type));
+
+describe('job events to a subscribed endpoint', () => {
+  it('delivers job.assigned (again on a new artist), job.recording_submitted, job.accepted and job.cancelled, signed', async () => {
+    const account = await newAccount();
+    const token = account.apiKey;
+    const endpoint = await newEndpoint(account, jobEventTypes);
+    fixtures.push(endpoint);
+
+    const job = await newJob(account);
+    const assigned = ok(await call('POST', `/job/executeJob?id=${job.id}`, { token }));
+    const reassigned = ok(await call('PUT', '/job/update', { token, body: { id: job.id, artist: 'second@example.com' } }));
+    expect(reassigned).toMatchObject({ status: 'ASSIGNED', artist: 'second@example.com' });
+    // A change that keeps the artist announces nothing.
+    ok(await call('PUT', '/job/update', { token, body: { id: job.id, title: 'Weekend sale voice-over, v2' } }));
+    const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: take(1) }), 201);
+    ok(await call('POST', `/job/select?file_id=${file.fileId}`, { token }));
+    ok(await call('POST', `/job/accept?id=${job.id}`, { token }));
+
+    const other = await newJob(account, { title: 'Dropped' });
+    ok(await call('POST', `/job/cancel?id=${other.id}`, { token }));
+
+    const events = await waitFor(endpoint, (all) => all.length >= 5);
+    // Nothing more arrives: no duplicate, no event for the title change, no overdue (the dates are days away).
+    await sleep(1000);
+    expect(endpoint.receiver.requests).toHaveLength(5);
+
+    for (const { envelope, request } of events) {
+      expect(envelope).toEqual({ id: expect.stringMatching(/^evt_/), type: expect.any(String), timestamp: expect.any(String), accountId: account.accountId, data: { result: expect.any(Object) } });
+      expect(request.headers['content-type']).toBe('application/json');
+    }
+    const ids = events.map((event) => event.envelope.id);
+    expect(new Set(ids).size).toBe(5);
+
+    const assignedEvents = ofJob(events, job.id, 'job.assigned').map((event) => event.envelope.data.result);
+    expect(assignedEvents).toHaveLength(2);
+    expect(assignedEvents).toContainEqual({
+      jobId: job.id,
+      notificationId: job.notificationId,
+      title: assigned.title,
+      artist: 'artist@example.com',
+      script: job.script,
+      dueDate: job.dueDate,
+      artistDueDate: job.artistDueDate,
+    });
+    expect(assignedEvents).toContainEqual({
+      jobId: job.id,
+      notificationId: job.notificationId,
+      title: assigned.title,
+      artist: 'second@example.com',
+      previousArtist: 'artist@example.com',
+      script: job.script,
+      dueDate: job.dueDate,
+      artistDueDate: job.artistDueDate,
+    });
+    expect(ofJob(events, job.id, 'job.recording_submitted').map((event) => event.envelope.data.result)).toEqual([
+      { jobId: job.id, fileId: file.fileId, url: take(1).url, fileName: take(1).fileName },
+    ]);
+    expect(ofJob(events, job.id, 'job.accepted').map((event) => event.envelope.data.result)).toEqual([
+      { jobId: job.id, notificationId: job.notificationId, fileId: file.fileId, url: take(1).url },
+    ]);
+    expect(ofJob(events, other.id).map((event) => [event.envelope.type, event.envelope.data.result])).toEqual([
+      ['job.cancelled', { jobId: other.id, notificationId: other.notificationId, previousStatus: 'CREATED' }],
+    ]);
+  });
+
+  it('sends nothing to an endpoint of another account or one not subscribed to job events', async () => {
+    const account = await newAccount();
+    const stranger = await newAccount();
+    const strangerEndpoint = await newEndpoint(stranger, jobEventTypes);
+    const unsubscribed = await newEndpoint(account, ['webhook.test']);
+    const subscribed = await newEndpoint(account, ['job.accepted']);
+    fixtures.push(strangerEndpoint, unsubscribed, subscribed);
+
+    const job = await newJob(account);
+    await runToAccepted(account, job);
+    const [only] = await waitFor(subscribed, (all) => all.length >= 1);
+    expect(only!.envelope).toMatchObject({ type: 'job.accepted', accountId: account.accountId, data: { result: { jobId: job.id } } });
+    await sleep(1000);
+    expect(subscribed.receiver.requests).toHaveLength(1);
+    expect(unsubscribed.receiver.requests).toHaveLength(0);
+    expect(strangerEndpoint.receiver.requests).toHaveLength(0);
+  });
+
+  it('emits job.artist_overdue then job.overdue at their dates, and nothing overdue for a job accepted in time', { timeout: 30_000 }, async () => {
+    const account = await newAccount();
+    const token = account.apiKey;
+    const endpoint = await newEndpoint(account, jobEventTypes);
+    fixtures.push(endpoint);
+
+    const now = Date.now();
+    const late = await newJob(account, { title: 'Late', artistDueDate: now + 2000, dueDate: now + 4000 });
+    ok(await call('POST', `/job/executeJob?id=${late.id}`, { token }));
+    const onTime = await newJob(account, { title: 'On time', artistDueDate: now + 4000, dueDate: now + 4000 });
+    const { file, accepted } = await runToAccepted(account, onTime);
+    expect(Date.parse(accepted.updatedAt)).toBeLessThan(now + 4000); // it really was accepted before its dates
+
+    const events = await waitFor(endpoint, (all) => ofJob(all, late.id, 'job.overdue').length === 1, 15_000);
+    const lateEvents = ofJob(events, late.id);
+    expect(lateEvents.map((event) => event.envelope.type).sort()).toEqual(['job.artist_overdue', 'job.assigned', 'job.overdue']);
+    const [artistOverdue] = ofJob(events, late.id, 'job.artist_overdue');
+    const [overdue] = ofJob(events, late.id, 'job.overdue');
+    expect(artistOverdue!.request.receivedAt).toBeLessThan(overdue!.request.receivedAt);
+    expect(artistOverdue!.envelope.data.result).toEqual({ jobId: late.id, artist: 'artist@example.com', artistDueDate: now + 2000, status: 'ASSIGNED' });
+    expect(overdue!.envelope.data.result).toEqual({ jobId: late.id, status: 'ASSIGNED', dueDate: now + 4000 });
+    expect(artistOverdue!.request.receivedAt).toBeGreaterThanOrEqual(now + 2000);
+    expect(overdue!.request.receivedAt).toBeGreaterThanOrEqual(now + 4000);
+    for (const event of lateEvents) expect(event.envelope.accountId).toBe(account.accountId);
+
+    // Past both dates, the accepted job has had its own events and no overdue one.
+    await sleep(Math.max(0, now + 5000 - Date.now()));
+    const all = verified(endpoint);
+    expect(ofJob(all, onTime.id).map((event) => event.envelope.type).sort()).toEqual(['job.accepted', 'job.assigned', 'job.recording_submitted']);
+    expect(ofJob(all, onTime.id, 'job.accepted')[0]!.envelope.data.result.fileId).toBe(file.fileId);
+    expect(ofJob(all, late.id)).toHaveLength(3);
+  });
+});
+
+describe('a job seen from Temporal', () => {
+  it('carries its search attributes, summary and state, and is found by a visibility query', { timeout: 30_000 }, async () => {
+    const account = await newAccount();
+    const token = account.apiKey;
+    const job = await newJob(account, { title: 'Spring promo', artist: 'singer@example.com' });
+    const handle = client.workflow.getHandle(job.workflowId);
+    expect(job.workflowId).toBe(`job:${job.id}`);
+
+    const attributesOf = async () => {
+      const description = await handle.describe();
+      const attributes = description.typedSearchAttributes;
+      return {
+        description,
+        values: {
+          AccountId: attributes.get(AccountId),
+          AppId: attributes.get(AppId),
+          EntityType: attributes.get(EntityType),
+          EntityId: attributes.get(EntityId),
+          JobStatus: attributes.get(JobStatus),
+        },
+      };
+    };
+    const expected = (status: string) => ({ AccountId: account.accountId, AppId: account.appId, EntityType: 'job', EntityId: job.id, JobStatus: status });
+
+    const created = await attributesOf();
+    expect(created.values).toEqual(expected('CREATED'));
+    expect(created.description.status.name).toBe('RUNNING');
+    expect(created.description.type).toBe('recordingJob');
+    const summary = await created.description.staticSummary();
+    expect(summary).toContain('Spring promo');
+    expect(summary).toContain('singer@example.com');
+    expect(await created.description.staticDetails()).toContain(job.notificationId);
+    expect(await handle.query(jobState)).toEqual(job);
+
+    const assigned = ok(await call('POST', `/job/executeJob?id=${job.id}`, { token }));
+    expect((await attributesOf()).values).toEqual(expected('ASSIGNED'));
+    expect(await handle.query(jobState)).toEqual(assigned);
+    expect(await handle.query(jobState)).toEqual(ok(await call('GET', `/job/get?id=${job.id}`, { token })));
+
+    // Visibility is eventually consistent: poll.
+    const visibility = `EntityType = "job" AND JobStatus = "ASSIGNED" AND AccountId = "${account.accountId}"`;
+    const found = async () => {
+      const ids: string[] = [];
+      for await (const execution of client.workflow.list({ query: visibility })) ids.push(execution.workflowId);
+      return ids;
+    };
+    const deadline = Date.now() + 10_000;
+    let ids = await found();
+    while (!ids.includes(job.workflowId) && Date.now() < deadline) {
+      await sleep(250);
+      ids = await found();
+    }
+    expect(ids).toEqual([job.workflowId]);
+
+    // Each transition moves JobStatus; a finished job's workflow completes with the job as its result.
+    const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: take(1) }), 201);
+    expect((await attributesOf()).values.JobStatus).toBe('SUBMITTED');
+    ok(await call('POST', `/job/select?file_id=${file.fileId}`, { token }));
+    expect((await attributesOf()).values.JobStatus).toBe('SELECTED');
+    const accepted = ok(await call('POST', `/job/accept?id=${job.id}`, { token }));
+    expect(await handle.result()).toEqual(accepted);
+    const finished = await attributesOf();
+    expect(finished.values).toEqual(expected('ACCEPTED'));
+    expect(finished.description.status.name).toBe('COMPLETED');
+  });
+});

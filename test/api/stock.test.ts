@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { call, newAccount, sampleMessage, type ApiResponse, type TestAccount } from '../support/api.ts';
+import { query } from '../support/db.ts';
+
+const isoNow = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+function ok(response: ApiResponse, status = 200) {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  return response.body;
+}
+
+const stockBody = (appId: string, n = 1) => ({ appId, title: `Stock jingle ${n}`, url: `https://cdn.example.com/stock-${n}.m4a`, richPushLevel: 'TORSO' });
+
+async function newStock(account: TestAccount, n = 1, appId = account.appId): Promise<any> {
+  return ok(await call('POST', '/stock/create', { token: account.apiKey, body: stockBody(appId, n) }), 201);
+}
+
+/** The spec's from-stock body: the message fields without filterId, priority, favourite and channel. */
+function slotBody(appId: string) {
+  const { filterId: _filterId, priority: _priority, favourite: _favourite, channel: _channel, ...fields } = sampleMessage(appId);
+  return fields;
+}
+
+const notificationCount = async (accountId: string) =>
+  Number((await query('select count(*)::int as n from notifications where account_id = $1', [accountId]))[0].n);
+const slotCount = async (accountId: string) => Number((await query('select count(*)::int as n from slots where account_id = $1', [accountId]))[0].n);
+
+describe('stock', () => {
+  it('creates a stock item (201) with the fields it stored', async () => {
+    const account = await newAccount();
+    const created = await call('POST', '/stock/create', { token: account.apiKey, body: stockBody(account.appId) });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      stockId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      appId: account.appId,
+      title: 'Stock jingle 1',
+      url: 'https://cdn.example.com/stock-1.m4a',
+      richPushLevel: 'TORSO',
+      createdAt: isoNow,
+    });
+    const listed = ok(await call('GET', `/stock/list?appId=${account.appId}`, { token: account.apiKey }));
+    expect(listed).toEqual({ items: [created.body], nextCursor: null });
+
+    // richPushLevel is optional.
+    const plain = ok(await call('POST', '/stock/create', { token: account.apiKey, body: { appId: account.appId, title: 'Plain', url: 'https://cdn.example.com/p.m4a' } }), 201);
+    expect(plain.richPushLevel).toBeNull();
+  });
+
+  it("answers 404 for another account's app and creates nothing", async () => {
+    const account = await newAccount();
+    const other = await newAccount();
+    const response = await call('POST', '/stock/create', { token: account.apiKey, body: stockBody(other.appId) });
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe('not_found');
+    expect((await call('POST', '/stock/create', { token: account.apiKey, body: stockBody(randomUUID()) })).status).toBe(404);
+    for (const who of [account, other]) expect(ok(await call('GET', '/stock/list', { token: who.apiKey })).items).toEqual([]);
+  });
+
+  it.each([
+    ['an http url', { url: 'http://cdn.example.com/stock.m4a' }, 'body.url'],
+    ['a url that is not one', { url: 'stock.m4a' }, 'body.url'],
+    ['an empty title', { title: '  ' }, 'body.title'],
+    ['a lower-case level', { richPushLevel: 'torso' }, 'body.richPushLevel'],
+    ['an unknown field', { stockId: randomUUID() }, 'body'],
+  ])('refuses %s (400 with its path)', async (_name, change, path) => {
+    const account = await newAccount();
+    const response = await call('POST', '/stock/create', { token: account.apiKey, body: { ...stockBody(account.appId), ...change } });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('validation_failed');
+    expect(response.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
+    expect(ok(await call('GET', '/stock/list', { token: account.apiKey })).items).toEqual([]);
+  });
+
+  it('lists stock newest first, by app, one page at a time', async () => {
+    const account = await newAccount();
+    const token = account.apiKey;
+    const secondApp = ok(await call('POST', `/accounts/${account.accountId}/apps`, { token, body: { name: 'second' } }), 201).appId;
+    const first = await newStock(account, 1);
+    const second = await newStock(account, 2);
+    const third = await newStock(account, 3);
+    const elsewhere = await newStock(account, 4, secondApp);
+
+    const ids = async (q: string) => ok(await call('GET', `/stock/list?${q}`, { token })).items.map((item: any) => item.stockId);
+    expect(await ids('')).toEqual([elsewhere.stockId, third.stockId, second.stockId, first.stockId]);
+    expect(await ids(`appId=${account.appId}`)).toEqual([third.stockId, second.stockId, first.stockId]);
+    expect(await ids(`appId=${secondApp}`)).toEqual([elsewhere.stockId]);
+
+    const walked: any[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const body: any = ok(await call('GET', `/stock/list?appId=${account.appId}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token }));
+      expect(body.items.length).toBeLessThanOrEqual(2);
+      walked.push(...body.items);
+      cursor = body.nextCursor;
+      if (!cursor) break;
+    }
+    expect(walked).toEqual([third, second, first]);
+
+    // Another account sees none of it.
+    const other = await newAccount();
+    expect(ok(await call('GET', '/stock/list', { token: other.apiKey })).items).toEqual([]);
+    expect(ok(await call('GET', `/stock/list?appId=${account.appId}`, { token: other.apiKey })).items).toEqual([]);
+    expect((await call('GET', '/stock/list?limit=0', { token })).status).toBe(400);
+    expect((await call('GET', '/stock/list?cursor=nonsense', { token })).status).toBe(400);
+  });
+});
+
+describe('slots from stock', () => {
+  it.each(['/slot/create/fromStock', '/slot/fromStock'])('%s makes a READY message that plays the stock recording', async (path) => {
+    const account = await newAccount();
+    const token = account.apiKey;
+    const stock = await newStock(account);
+    const response = await call('POST', `${path}?stockId=${stock.stockId}`, { token, body: slotBody(account.appId) });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(response.body).toEqual({
+      slotId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      stockId: stock.stockId,
+      notification: expect.objectContaining({
+        appId: account.appId,
+        title: 'Weekend sale',
+        subtitle: 'Up to 50% off',
+        text: 'Tap to hear the announcement',
+        action: 'Open',
+        fbTitle: 'Weekend sale',
+        expiry: 1440,
+        playTime: 1_795_000_000_000,
+        about: [],
+        type: 'RICHPUSH',
+        status: 'READY',
+        recording: { url: stock.url, stockId: stock.stockId, fileId: null },
+        // Not among the from-stock fields: the defaults.
+        filterId: null,
+        priority: 'NORMAL',
+        favourite: 0,
+        channel: 'PUSH',
+      }),
+    });
+    const notification = response.body.notification;
+    expect(ok(await call('GET', `/notification/get?id=${notification.id}`, { token }))).toEqual(notification);
+    const [slot] = await query('select id, stock_id, notification_id from slots where id = $1', [response.body.slotId]);
+    expect(slot).toEqual({ id: response.body.slotId, stock_id: stock.stockId, notification_id: notification.id });
+  });
+
+  it("answers 404 for an unknown or another account's stock id, and makes nothing", async () => {
+    const account = await newAccount();
+    const other = await newAccount();
+    const foreign = await newStock(other);
+    for (const stockId of [randomUUID(), foreign.stockId]) {
+      const response = await call('POST', `/slot/create/fromStock?stockId=${stockId}`, { token: account.apiKey, body: slotBody(account.appId) });
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe('not_found');
+    }
+    expect(await notificationCount(account.accountId)).toBe(0);
+    expect(await slotCount(account.accountId)).toBe(0);
+    expect(await slotCount(other.accountId)).toBe(0);
+  });
+
+  it("answers 404 for a message in another account's app, and makes nothing", async () => {
+    const account = await newAccount();
+    const other = await newAccount();
+    const stock = await newStock(account);
+    const response = await call('POST', `/slot/fromStock?stockId=${stock.stockId}`, { token: account.apiKey, body: slotBody(other.appId) });
+    expect(response.status).toBe(404);
+    expect(await notificationCount(account.accountId)).toBe(0);
+    expect(await notificationCount(other.accountId)).toBe(0);
+    expect(await slotCount(account.accountId)).toBe(0);
+  });
+
+  it.each([
+    ['filterId', { filterId: 'segment-42' }, 'body'],
+    ['priority', { priority: 'HIGH' }, 'body'],
+    ['channel', { channel: 'PUSH' }, 'body'],
+    ['a missing title', { title: undefined }, 'body.title'],
+    ['a bad action', { action: 'Dance' }, 'body.action'],
+  ])('refuses a body with %s (400) and makes nothing', async (_name, change, path) => {
+    const account = await newAccount();
+    const stock = await newStock(account);
+    const response = await call('POST', `/slot/create/fromStock?stockId=${stock.stockId}`, { token: account.apiKey, body: { ...slotBody(account.appId), ...change } });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('validation_failed');
+    expect(response.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
+    expect(await notificationCount(account.accountId)).toBe(0);
+  });
+
+  it('refuses a missing or malformed stockId (400 query.stockId)', async () => {
+    const account = await newAccount();
+    for (const suffix of ['', '?stockId=abc']) {
+      const response = await call('POST', `/slot/create/fromStock${suffix}`, { token: account.apiKey, body: slotBody(account.appId) });
+      expect(response.status).toBe(400);
+      expect(response.body.error.details.map((detail: { path: string }) => detail.path)).toContain('query.stockId');
+    }
+  });
+});

@@ -1,0 +1,162 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
+import { closeApiServices, createApiServices } from '../../src/service/compose.ts';
+import { newAccount } from '../support/api.ts';
+import { query } from '../support/db.ts';
+import { newMessage, sampleJob } from '../support/jobs.ts';
+
+const children: ChildProcess[] = [];
+const stops: Array<() => Promise<unknown>> = [];
+let connection: Connection;
+let client: Client;
+
+beforeAll(async () => {
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  client = new Client({ connection, namespace: inject('namespace') });
+});
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const stop of stops.reverse()) await stop();
+  await connection?.close();
+});
+
+/** `npm run worker` as production runs it, on a task queue of its own. */
+async function startWorkerProcess(taskQueue: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['src/main/worker.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: inject('namespace'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SECRETS_KEY: inject('secretsKey'),
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
+    child.stdout!.on('data', () => {
+      if (output.includes('"msg":"worker running"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
+  });
+  return child;
+}
+
+/** A second API instance whose jobs run on `taskQueue`, sharing the run's database and Temporal server. */
+async function startApiOn(taskQueue: string): Promise<RunningApi> {
+  const services = await createApiServices({
+    databaseUrl: inject('databaseUrl'),
+    temporalAddress: inject('temporalAddress'),
+    namespace: inject('namespace'),
+    taskQueue,
+    adminToken: 'x'.repeat(32),
+    ingestRateLimit: { perSecond: 100, burst: 100 },
+    secretsKey: inject('secretsKey'),
+    delivery: inject('delivery'),
+    logger: createLogger('silent'),
+  });
+  const api = await startApiServer(0, services, '127.0.0.1');
+  stops.push(async () => {
+    await api.close();
+    await closeApiServices(services);
+  });
+  return api;
+}
+
+async function callAt(api: RunningApi, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${api.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const eventsOf = (accountId: string) => query<{ type: string; body: string }>('select type, body from outbound_events where account_id = $1', [accountId]);
+
+async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('a recording job survives a worker crash', () => {
+  it('continues where it was after the worker is killed between two calls, and a call made while no worker runs completes', { timeout: 120_000 }, async () => {
+    const taskQueue = `job-crash-${randomUUID()}`;
+    const [firstWorker, api] = await Promise.all([startWorkerProcess(taskQueue), startApiOn(taskQueue)]);
+    const account = await newAccount();
+    const token = account.apiKey;
+    const notificationId = await newMessage(account);
+
+    const created = await callAt(api, token, 'POST', '/job/create', sampleJob(account, notificationId));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const jobId = created.body.id;
+    const executed = await callAt(api, token, 'POST', `/job/executeJob?id=${jobId}`);
+    expect(executed.status).toBe(200);
+    expect(executed.body.status).toBe('ASSIGNED');
+    const handle = client.workflow.getHandle(created.body.workflowId);
+    const runBefore = (await handle.describe()).runId;
+
+    // Crash between two calls: once the job.assigned event is out, so no activity is left with the dying worker (one
+    // that is would wait out its 30 s start-to-close timeout before it runs again).
+    await until(async () => (await handle.describe()).raw.pendingActivities?.length === 0 && (await eventsOf(account.accountId)).length === 1);
+    await kill(firstWorker);
+
+    // Sent while no worker runs: the update waits on the server for the next worker.
+    const submitting = callAt(api, token, 'POST', `/job/recording?id=${jobId}`, { url: 'https://cdn.example.com/after-crash.m4a', fileName: 'after-crash.m4a' });
+    await startWorkerProcess(taskQueue);
+    const submitted = await submitting;
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
+    expect(submitted.body.job).toMatchObject({ status: 'SUBMITTED', title: created.body.title, artist: created.body.artist });
+    expect(submitted.body.job.recordings).toHaveLength(1);
+
+    const selected = await callAt(api, token, 'POST', `/richPush/select?file_id=${submitted.body.fileId}`);
+    expect(selected.status).toBe(200);
+    expect(selected.body).toMatchObject({ status: 'SELECTED', selectedFileId: submitted.body.fileId });
+    const accepted = await callAt(api, token, 'POST', `/job/accept?id=${jobId}`);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ status: 'ACCEPTED', selectedFileId: submitted.body.fileId });
+
+    // The same run carried on (nothing was restarted or lost), and finished with the job as stored.
+    expect(await handle.result()).toEqual(accepted.body);
+    const description = await handle.describe();
+    expect(description.runId).toBe(runBefore);
+    expect(description.status.name).toBe('COMPLETED');
+
+    // Every event of the job was published exactly once.
+    const events = await eventsOf(account.accountId);
+    expect(events.map((event) => event.type).sort()).toEqual(['job.accepted', 'job.assigned', 'job.recording_submitted']);
+    expect(events.every((event) => JSON.parse(event.body).data.result.jobId === jobId)).toBe(true);
+
+    const stored = await callAt(api, token, 'GET', `/job/get?id=${jobId}`);
+    expect(stored.body).toEqual(accepted.body);
+    expect(stored.body.recordings.map((r: any) => r.url)).toEqual(['https://cdn.example.com/after-crash.m4a']);
+    const message = await callAt(api, token, 'GET', `/notification/get?id=${notificationId}`);
+    expect(message.body).toMatchObject({
+      status: 'READY',
+      recording: { url: 'https://cdn.example.com/after-crash.m4a', fileId: submitted.body.fileId, stockId: null },
+    });
+  });
+});

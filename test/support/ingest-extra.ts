@@ -1,0 +1,147 @@
+import { Client, Connection } from '@temporalio/client';
+import { expect, inject } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
+import { closeApiServices, createApiServices } from '../../src/service/compose.ts';
+import { buildWebhookHeaders } from '../../src/security/standard-webhooks.ts';
+import { call, type ApiResponse, type TestAccount } from './api.ts';
+import type { ConnectionFixture } from './ingest.ts';
+
+// Helpers for the ingest tests: a second API instance, signed posts to any instance, and error-shape checks.
+
+export const unreachable = '127.0.0.1:9';
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export type ExtraApi = RunningApi & { stop(): Promise<void> };
+
+/**
+ * Another API instance in this process, with the dependencies the test chooses (one can be unreachable). It uses
+ * the run's task queue, so the runs it starts are executed by the shared worker, and the same ingest rate-limit
+ * defaults as the global API.
+ */
+export async function startExtraApi(options: { databaseUrl?: string; temporalAddress?: string } = {}): Promise<ExtraApi> {
+  const services = await createApiServices({
+    databaseUrl: options.databaseUrl ?? inject('databaseUrl'),
+    temporalAddress: options.temporalAddress ?? inject('temporalAddress'),
+    namespace: inject('namespace'),
+    taskQueue: inject('taskQueue'),
+    adminToken: 'x'.repeat(32),
+    ingestRateLimit: { perSecond: 1000, burst: 1000 },
+    secretsKey: inject('secretsKey'),
+    delivery: inject('delivery'),
+    logger: createLogger('silent'),
+  });
+  const api = await startApiServer(0, services, '127.0.0.1');
+  return {
+    ...api,
+    stop: async () => {
+      await api.close();
+      await closeApiServices(services);
+    },
+  };
+}
+
+export interface SignOptions {
+  /** Unix seconds; defaults to now. */
+  timestamp?: number;
+  secret?: string;
+  id?: string;
+  headers?: Record<string, string>;
+  /** The exact bytes to send (and sign, unless signedRaw says otherwise). */
+  raw?: string;
+  /** Sign these bytes instead of the ones sent. */
+  signedRaw?: string;
+  /** Headers to leave out, e.g. 'webhook-signature'. */
+  omit?: string[];
+}
+
+let sequence = 0;
+
+/** The Standard Webhooks headers a client would send for these bytes. */
+export function signedHeaders(secret: string, raw: string, options: { timestamp?: number; id?: string } = {}): Record<string, string> {
+  return buildWebhookHeaders({
+    id: options.id ?? `wh-extra-${Date.now()}-${++sequence}`,
+    timestamp: options.timestamp ?? Math.floor(Date.now() / 1000),
+    body: raw,
+    secrets: [secret],
+  });
+}
+
+/** Posts a signed body to the ingest endpoint of the given instance (the global API by default). */
+export async function postSignedTo(
+  baseUrl: string,
+  connection: Pick<ConnectionFixture, 'inboundKey' | 'signingSecret'>,
+  body: unknown,
+  options: SignOptions = {},
+): Promise<ApiResponse> {
+  const raw = options.raw ?? JSON.stringify(body);
+  const headers: Record<string, string> = {
+    ...signedHeaders(options.secret ?? connection.signingSecret, options.signedRaw ?? raw, options),
+    ...options.headers,
+  };
+  for (const name of options.omit ?? []) delete headers[name];
+  const response = await fetch(`${baseUrl}/v1/in/${connection.inboundKey}`, { method: 'POST', headers, body: raw });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** Posts to the global API. */
+export const post = (connection: Pick<ConnectionFixture, 'inboundKey' | 'signingSecret'>, body: unknown, options: SignOptions = {}) =>
+  postSignedTo(inject('apiUrl'), connection, body, options);
+
+/** Asserts the status and returns the body; the message shows the body when the status is wrong. */
+export function ok<T = any>(response: ApiResponse<T>, status = 200): T {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  return response.body;
+}
+
+/** Asserts the one error body: `{ error: { code, message, requestId, details? } }`, with the requestId echoed. */
+export function expectError(response: ApiResponse, status: number, code: string) {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  expect(response.body).toEqual({
+    error: {
+      code,
+      message: expect.any(String),
+      requestId: response.headers.get('x-request-id'),
+      ...(response.body?.error?.details ? { details: expect.any(Array) } : {}),
+    },
+  });
+  expect(response.body.error.message.length).toBeGreaterThan(0);
+  return response.body.error as { code: string; message: string; requestId: string; details?: Array<{ path: string; message: string }> };
+}
+
+/** Every inbound event of the account (walks all pages). */
+export async function eventsOf(account: TestAccount, query = ''): Promise<any[]> {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const suffix: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const page = ok(await call('GET', `/accounts/${account.accountId}/events?limit=100${query ? `&${query}` : ''}${suffix}`, { token: account.apiKey }));
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
+
+/** Polls until the check returns a value other than undefined/false, or fails after the timeout. */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/** A Temporal client on the run's dev server; close its connection after use. */
+export async function temporalClient(): Promise<{ client: Client; close(): Promise<void> }> {
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  return { client: new Client({ connection, namespace: inject('namespace') }), close: () => connection.close() };
+}
