@@ -1,27 +1,9 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
-import { closeApiServices, createApiServices } from '../../src/service/compose.ts';
 import { call } from '../support/api.ts';
-
-const unreachable = '127.0.0.1:9';
+import { startApiInstance, unreachable } from '../support/instances.ts';
 
 /** A second instance of the API whose dependencies are chosen by the test, so one can be down. */
-async function apiWith(databaseUrl: string, temporalAddress: string): Promise<RunningApi & { stop(): Promise<void> }> {
-  const services = await createApiServices({
-    databaseUrl,
-    temporalAddress,
-    namespace: 'default',
-    taskQueue: 'unused',
-    adminToken: 'x'.repeat(32),
-    ingestRateLimit: { perSecond: 100, burst: 100 },
-    secretsKey: inject('secretsKey'),
-    delivery: { retryInitialMs: 1000, retryBackoff: 2, maxAttempts: 3, timeoutMs: 1000, disableAfterHours: 120 },
-    logger: createLogger('silent'),
-  });
-  const api = await startApiServer(0, services, '127.0.0.1');
-  return { ...api, stop: async () => { await api.close(); await closeApiServices(services); } };
-}
+const apiWith = (databaseUrl: string, temporalAddress: string) => startApiInstance({ databaseUrl, temporalAddress, taskQueue: 'unused' });
 
 let started: Array<() => Promise<void>> = [];
 afterEach(async () => {

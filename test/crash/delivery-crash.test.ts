@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,12 +8,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { publishEvent } from '../../src/domain/events/publish-event.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { newAccount } from '../support/api.ts';
+import { killWorker, startWorkerProcess } from '../support/instances.ts';
 import { newEndpoint, waitForDeliveries } from '../support/webhooks.ts';
 
 let scratch: string;
 let orm: Orm;
 let connection: Connection;
 const children: ChildProcess[] = [];
+const track = (child: ChildProcess) => (children.push(child), child);
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'rp-crash-'));
@@ -27,39 +29,6 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-/** `npm run worker` as production runs it, trusting the test receiver's certificate through NODE_EXTRA_CA_CERTS. */
-async function startWorkerProcess(taskQueue: string, caFile: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['src/main/worker.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('namespace'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SECRETS_KEY: inject('secretsKey'),
-      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
-      NODE_EXTRA_CA_CERTS: caFile,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
-    child.stdout!.on('data', () => {
-      if (output.includes('"msg":"worker running"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
-  });
-  return child;
-}
-
 describe('a delivery in flight survives a worker crash', () => {
   it('completes exactly once, under the same webhook-id, after the worker is killed mid-retry', { timeout: 120_000 }, async () => {
     const caFile = join(scratch, 'receiver-ca.pem');
@@ -68,7 +37,7 @@ describe('a delivery in flight survives a worker crash', () => {
     const account = await newAccount();
     const endpoint = await newEndpoint(account, ['webhook.test'], (_request, index) => (index === 0 ? { status: 500, body: 'down' } : { status: 200, body: 'ok' }));
     try {
-      const first = await startWorkerProcess(taskQueue, caFile);
+      const first = track(await startWorkerProcess(taskQueue, { NODE_EXTRA_CA_CERTS: caFile }));
       const client = new Client({ connection, namespace: inject('namespace') });
       const { eventId } = await publishEvent(
         // A 3 s first backoff leaves time to kill the worker between the failed attempt and its retry.
@@ -79,10 +48,9 @@ describe('a delivery in flight survives a worker crash', () => {
       await endpoint.receiver.waitForRequests(1, 30_000);
       // Kill between the attempts: once the failed one is recorded and the retry is waiting out its backoff.
       await waitForDeliveries(account, endpoint.endpointId, (items) => items[0]?.attempts.length === 1, 30_000);
-      first.kill('SIGKILL');
-      await new Promise((resolve) => first.once('exit', resolve));
+      await killWorker(first);
 
-      await startWorkerProcess(taskQueue, caFile);
+      track(await startWorkerProcess(taskQueue, { NODE_EXTRA_CA_CERTS: caFile }));
       const [delivery] = await waitForDeliveries(account, endpoint.endpointId, (items) => items[0]?.status === 'succeeded', 60_000);
       // Give a duplicate time to show up, if there were one.
       await new Promise((resolve) => setTimeout(resolve, 2000));

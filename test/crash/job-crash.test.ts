@@ -1,15 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
-import { closeApiServices, createApiServices } from '../../src/service/compose.ts';
+import type { RunningApi } from '../../src/service/api-server.ts';
 import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
+import { killWorker, startApiInstance, startWorkerProcess } from '../support/instances.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
 
 const children: ChildProcess[] = [];
+const track = (child: ChildProcess) => (children.push(child), child);
 const stops: Array<() => Promise<unknown>> = [];
 let connection: Connection;
 let client: Client;
@@ -24,56 +24,10 @@ afterAll(async () => {
   await connection?.close();
 });
 
-/** `npm run worker` as production runs it, on a task queue of its own. */
-async function startWorkerProcess(taskQueue: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['src/main/worker.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('namespace'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SECRETS_KEY: inject('secretsKey'),
-      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
-    child.stdout!.on('data', () => {
-      if (output.includes('"msg":"worker running"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
-  });
-  return child;
-}
-
 /** A second API instance whose jobs run on `taskQueue`, sharing the run's database and Temporal server. */
 async function startApiOn(taskQueue: string): Promise<RunningApi> {
-  const services = await createApiServices({
-    databaseUrl: inject('databaseUrl'),
-    temporalAddress: inject('temporalAddress'),
-    namespace: inject('namespace'),
-    taskQueue,
-    adminToken: 'x'.repeat(32),
-    ingestRateLimit: { perSecond: 100, burst: 100 },
-    secretsKey: inject('secretsKey'),
-    delivery: inject('delivery'),
-    logger: createLogger('silent'),
-  });
-  const api = await startApiServer(0, services, '127.0.0.1');
-  stops.push(async () => {
-    await api.close();
-    await closeApiServices(services);
-  });
+  const api = await startApiInstance({ taskQueue });
+  stops.push(api.stop);
   return api;
 }
 
@@ -96,16 +50,11 @@ async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise
   }
 }
 
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
 
 describe('a recording job survives a worker crash', () => {
   it('continues where it was after the worker is killed between two calls, and a call made while no worker runs completes', { timeout: 120_000 }, async () => {
     const taskQueue = `job-crash-${randomUUID()}`;
-    const [firstWorker, api] = await Promise.all([startWorkerProcess(taskQueue), startApiOn(taskQueue)]);
+    const [firstWorker, api] = await Promise.all([startWorkerProcess(taskQueue).then(track), startApiOn(taskQueue)]);
     const account = await newAccount();
     const token = account.apiKey;
     const notificationId = await newMessage(account);
@@ -122,11 +71,11 @@ describe('a recording job survives a worker crash', () => {
     // Crash between two calls: once the job.assigned event is out, so no activity is left with the dying worker (one
     // that is would wait out its 30 s start-to-close timeout before it runs again).
     await until(async () => (await handle.describe()).raw.pendingActivities?.length === 0 && (await eventsOf(account.accountId)).length === 1);
-    await kill(firstWorker);
+    await killWorker(firstWorker);
 
     // Sent while no worker runs: the update waits on the server for the next worker.
     const submitting = callAt(api, token, 'POST', `/job/recording?id=${jobId}`, { url: 'https://cdn.example.com/after-crash.m4a', fileName: 'after-crash.m4a' });
-    await startWorkerProcess(taskQueue);
+    track(await startWorkerProcess(taskQueue));
     const submitted = await submitting;
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
     expect(submitted.body.job).toMatchObject({ status: 'SUBMITTED', title: created.body.title, artist: created.body.artist });

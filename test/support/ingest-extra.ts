@@ -1,45 +1,20 @@
 import { Client, Connection } from '@temporalio/client';
 import { expect, inject } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
-import { closeApiServices, createApiServices } from '../../src/service/compose.ts';
+
 import { buildWebhookHeaders } from '../../src/security/standard-webhooks.ts';
 import { call, type ApiResponse, type TestAccount } from './api.ts';
+import { startApiInstance, type ApiInstance } from './instances.ts';
 import type { ConnectionFixture } from './ingest.ts';
 
 // Helpers for the ingest tests: a second API instance, signed posts to any instance, and error-shape checks.
 
-export const unreachable = '127.0.0.1:9';
+export { unreachable } from './instances.ts';
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export type ExtraApi = RunningApi & { stop(): Promise<void> };
+export type ExtraApi = ApiInstance;
 
-/**
- * Another API instance in this process, with the dependencies the test chooses (one can be unreachable). It uses
- * the run's task queue, so the runs it starts are executed by the shared worker, and the same ingest rate-limit
- * defaults as the global API.
- */
-export async function startExtraApi(options: { databaseUrl?: string; temporalAddress?: string } = {}): Promise<ExtraApi> {
-  const services = await createApiServices({
-    databaseUrl: options.databaseUrl ?? inject('databaseUrl'),
-    temporalAddress: options.temporalAddress ?? inject('temporalAddress'),
-    namespace: inject('namespace'),
-    taskQueue: inject('taskQueue'),
-    adminToken: 'x'.repeat(32),
-    ingestRateLimit: { perSecond: 1000, burst: 1000 },
-    secretsKey: inject('secretsKey'),
-    delivery: inject('delivery'),
-    logger: createLogger('silent'),
-  });
-  const api = await startApiServer(0, services, '127.0.0.1');
-  return {
-    ...api,
-    stop: async () => {
-      await api.close();
-      await closeApiServices(services);
-    },
-  };
-}
+/** Another API instance on the run's task queue, with the dependencies the test chooses (one can be unreachable). */
+export const startExtraApi = (options: { databaseUrl?: string; temporalAddress?: string } = {}): Promise<ExtraApi> => startApiInstance(options);
 
 export interface SignOptions {
   /** Unix seconds; defaults to now. */

@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { inject } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
+import { closeApiServices, createApiServices, type ApiSettings } from '../../src/service/compose.ts';
+
+/** An address nothing listens on: a dependency that is down. */
+export const unreachable = '127.0.0.1:9';
+
+export type ApiInstance = RunningApi & { stop(): Promise<void> };
+
+/**
+ * Another API instance in this process, on the run's database, Temporal server and task queue unless the test
+ * chooses otherwise (one dependency down, another task queue).
+ */
+export async function startApiInstance(overrides: Partial<ApiSettings> = {}): Promise<ApiInstance> {
+  const services = await createApiServices({
+    databaseUrl: inject('databaseUrl'),
+    temporalAddress: inject('temporalAddress'),
+    namespace: inject('namespace'),
+    taskQueue: inject('taskQueue'),
+    adminToken: 'x'.repeat(32),
+    ingestRateLimit: { perSecond: 1000, burst: 1000 },
+    secretsKey: inject('secretsKey'),
+    delivery: inject('delivery'),
+    logger: createLogger('silent'),
+    ...overrides,
+  });
+  const api = await startApiServer(0, services, '127.0.0.1');
+  return {
+    ...api,
+    async stop() {
+      await api.close();
+      await closeApiServices(services);
+    },
+  };
+}
+
+/**
+ * `npm run worker` as production runs it, as a child process on `taskQueue`, resolved once it logs that it runs.
+ * `env` adds settings, e.g. NODE_EXTRA_CA_CERTS to trust a test receiver.
+ */
+export async function startWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['src/main/worker.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: inject('namespace'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SECRETS_KEY: inject('secretsKey'),
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
+    child.stdout!.on('data', () => {
+      if (output.includes('"msg":"worker running"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
+  });
+  return child;
+}
+
+/** SIGKILL: the worker dies at once, as in a crash, and this resolves when it is gone. */
+export async function killWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
