@@ -1,4 +1,3 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
@@ -19,33 +18,45 @@ export interface AcceptResult {
 
 /**
  * Stores one event and starts its run, exactly once per (connection, messageId):
- * - in one transaction, the row is inserted (or found) and locked, so two concurrent posts of one message queue up;
- * - a row whose run has started is a duplicate (409);
- * - otherwise the run is started (its id makes a second run impossible) and the row marked started.
- * If Temporal is unreachable the transaction rolls back and the caller gets 503: a retry starts from scratch and is
- * accepted, not refused as a duplicate.
+ * - the row is inserted unless one exists (a unique key per connection and messageId);
+ * - the run `ingest:<connectionId>:<messageId>` is started with REJECT_DUPLICATE, so only one start can succeed:
+ *   the request whose start succeeded answers 202, every other one 409 (also when the row says it started);
+ * - no transaction spans the Temporal call, so a slow start never holds a database connection or a lock.
+ * If Temporal is unreachable the start fails, the row is removed again and the caller gets 503; the client's retry
+ * is accepted, not refused as a duplicate.
  */
 export async function acceptInboundEvent(
   deps: { em: EntityManager; temporal: { client: Client; taskQueue: string } },
   connection: Connection,
   event: InboundEnvelope,
 ): Promise<AcceptResult> {
-  return deps.em.transactional(async (tx) => {
-    const workflowId = ingestWorkflowId(connection.id, event.messageId);
-    const candidate: AcceptedEvent = { eventId: newId('iev_'), accountId: connection.accountId, connectionId: connection.id, workflowId, event };
-    await storeInboundEvent(tx, candidate);
-    const row = await tx.findOneOrFail(InboundEvent, { connectionId: connection.id, messageId: event.messageId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    const result = { messageId: event.messageId, eventId: row.id };
-    if (row.workflowStartedAt) return { ...result, duplicate: true };
+  const workflowId = ingestWorkflowId(connection.id, event.messageId);
+  const candidate: AcceptedEvent = { eventId: newId('iev_'), accountId: connection.accountId, connectionId: connection.id, workflowId, event };
+  await storeInboundEvent(deps.em, candidate);
+  const row = await deps.em.findOneOrFail(
+    InboundEvent,
+    { connectionId: connection.id, messageId: event.messageId },
+    { fields: ['id', 'workflowStartedAt'], disableIdentityMap: true },
+  );
+  const result = { messageId: event.messageId, eventId: row.id };
+  if (row.workflowStartedAt) return { ...result, duplicate: true };
 
-    await startIngestRun(deps.temporal, { accepted: { ...candidate, eventId: row.id }, config: connection.eventConfig }, connection);
-    row.workflowStartedAt = new Date();
-    await tx.flush();
-    return { ...result, duplicate: false };
-  });
+  let startedNow: boolean;
+  try {
+    startedNow = await startIngestRun(deps.temporal, { accepted: { ...candidate, eventId: row.id }, config: connection.eventConfig }, connection);
+  } catch (error) {
+    // Not accepted (the caller answers 503): leave no row behind that looks received. Best effort; a run started
+    // meanwhile by another request writes its row again.
+    await deps.em.nativeDelete(InboundEvent, { id: row.id, workflowStartedAt: null }).catch(() => undefined);
+    throw error;
+  }
+  if (!startedNow) return { ...result, duplicate: true };
+  await deps.em.nativeUpdate(InboundEvent, { id: row.id }, { workflowStartedAt: new Date() });
+  return { ...result, duplicate: false };
 }
 
-async function startIngestRun(temporal: { client: Client; taskQueue: string }, input: IngestInput, connection: Connection): Promise<void> {
+/** Starts the run; false when it already exists (another request, or an earlier try, started it). */
+async function startIngestRun(temporal: { client: Client; taskQueue: string }, input: IngestInput, connection: Connection): Promise<boolean> {
   const { accepted } = input;
   try {
     await temporal.client.workflow.start('ingestEvent', {
@@ -62,8 +73,9 @@ async function startIngestRun(temporal: { client: Client; taskQueue: string }, i
       ],
       staticSummary: `${accepted.event.eventType} from ${connection.label} (${connection.provider})`,
     });
+    return true;
   } catch (error) {
-    // Started by an earlier try whose transaction did not commit: the run exists, which is all that matters.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw error;
   }
 }

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { CpuSnapshot } from './cpu.ts';
+
+/**
+ * Like `cpuSnapshot` in cpu.ts, but each process also carries the CPU of its children that have exited and been
+ * reaped (cutime + cstime). PostgreSQL forks a backend per connection and pools close idle connections, so without
+ * this a backend's CPU vanishes from the sum when it exits and the server's figure comes out too low (or negative).
+ * Same names and the same CpuSnapshot shape, so `cpuBetween` applies. Linux /proc only.
+ */
+const ticksPerSecond = (() => {
+  const result = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const value = Number(result.stdout?.trim());
+  return Number.isFinite(value) && value > 0 ? value : 100;
+})();
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  name: string;
+  cpuSeconds: number;
+}
+
+function readStat(pid: string): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = text.lastIndexOf(')');
+    const name = text.slice(text.indexOf('(') + 1, close);
+    // Fields after the name: state ppid …; utime, stime, cutime, cstime are fields 14 to 17 of the whole line.
+    const fields = text.slice(close + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    return { pid: Number(pid), ppid: Number(fields[1]), name, cpuSeconds: ticks / ticksPerSecond };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Undefined where /proc is not there to read. */
+export function cpuSnapshotWithReaped(): CpuSnapshot | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return undefined;
+  }
+  const stats = entries.map(readStat).filter((stat): stat is ProcStat => stat !== undefined);
+  const children = new Map<number, ProcStat[]>();
+  for (const stat of stats) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), stat]);
+  const snapshot: CpuSnapshot = new Map();
+  const self = stats.find((stat) => stat.pid === process.pid);
+  if (!self) return undefined;
+  snapshot.set('this process', self.cpuSeconds);
+  const queue = [...(children.get(process.pid) ?? [])];
+  while (queue.length > 0) {
+    const stat = queue.shift()!;
+    const name = stat.name === 'temporal' ? 'Temporal dev server' : stat.name.startsWith('postgres') ? 'PostgreSQL (embedded)' : stat.name;
+    snapshot.set(name, (snapshot.get(name) ?? 0) + stat.cpuSeconds);
+    queue.push(...(children.get(stat.pid) ?? []));
+  }
+  return snapshot;
+}
