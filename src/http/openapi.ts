@@ -34,9 +34,12 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
   for (const [status, description] of Object.entries(commonErrors)) {
     responses[status] ??= { description, content: { 'application/json': { schema: errorBodySchema } } };
   }
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: errorBodySchema } } });
   if (route.auth !== 'none') {
-    responses['401'] ??= { description: 'Missing or invalid credentials (`unauthorized`)', content: { 'application/json': { schema: errorBodySchema } } };
+    responses['401'] ??= error('Missing or invalid credentials (`unauthorized`)');
+    responses['503'] ??= error('Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After');
   }
+  if (path.includes(':accountId')) responses['404'] ??= error('Not this key’s account, or no such record in it (`not_found`)');
   return {
     operationId: isAlias ? `${route.operationId}ViaAlias${path.replace(/[^A-Za-z]/g, '')}` : route.operationId,
     summary: route.summary,
