@@ -10,29 +10,21 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
-import pg from 'pg';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import { createEndpoint } from '../src/domain/endpoints/create-endpoint.ts';
 import { buildEnvelope } from '../src/domain/events/envelope.ts';
 import { publishEvent } from '../src/domain/events/publish-event.ts';
-import { startEmbeddedTemporal } from '../src/embedded/temporal.ts';
-import { connectOrm, migrateUp, type Orm } from '../src/persistence/orm.ts';
+import { connectOrm, type Orm } from '../src/persistence/orm.ts';
 import { newId } from '../src/security/ids.ts';
 import { parseAllowCidrs, systemResolve } from '../src/security/ip-policy.ts';
-import { createSecretBox, generateSecretsKey } from '../src/security/secret-box.ts';
+import { createSecretBox } from '../src/security/secret-box.ts';
 import { buildWebhookHeaders } from '../src/security/standard-webhooks.ts';
-import type { ServiceSettings } from '../src/service/compose.ts';
-import { startServiceWorker } from '../src/service/worker-process.ts';
-import { createTemporalClients } from '../src/temporal/client.ts';
-import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
-import { installTemporalLogger } from '../src/temporal/worker.ts';
-import { createTestDatabase } from '../test/support/test-database.ts';
 import { createBaselineClient } from './support/baseline.ts';
 import { generateBenchCertificate } from './support/certificate.ts';
 import { cpuBetween, cpuSnapshot } from './support/cpu.ts';
-import { createBenchLogger } from './support/logger.ts';
 import { Recording, startBenchReceiver, type BenchReceiver } from './support/receiver.ts';
+import { runBench, startBenchWorker, startStack, type BenchContext } from './support/stack.ts';
 import { ascending, figuresOf, fmt, percentile, runBounded, type PhaseFigures } from './support/stats.ts';
 
 const positiveInt = (name: string, fallback: number, min = 1) => {
@@ -58,11 +50,12 @@ const progress = (message: string) => process.stderr.write(`[bench:delivery] ${m
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
 /** Waits until the recording holds every id, printing "delivered k/N" about every 2 s. */
-async function waitForReceipts(label: string, recording: Recording, ids: readonly string[], timeoutMs: number): Promise<void> {
+async function waitForReceipts(label: string, recording: Recording, ids: readonly string[], timeoutMs: number, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastReport = Date.now();
   const received = () => ids.reduce((count, id) => count + (recording.receivedAt.has(id) ? 1 : 0), 0);
   for (;;) {
+    signal.throwIfAborted();
     const count = received();
     if (count === ids.length) {
       progress(`${label}: delivered ${count}/${ids.length}`);
@@ -77,287 +70,224 @@ async function waitForReceipts(label: string, recording: Recording, ids: readonl
   }
 }
 
-async function main(): Promise<number> {
-  const logger = createBenchLogger();
-  installTemporalLogger(logger);
-  const cleanups: Array<[string, () => Promise<unknown>]> = [];
-  const teardown = async () => {
-    for (const [name, cleanup] of cleanups.reverse()) {
-      progress(`stopping: ${name}`);
-      await cleanup().catch((error: unknown) => progress(`cleanup of ${name} failed: ${String(error)}`));
-    }
-    cleanups.length = 0;
-  };
-  let interrupted = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    progress(`${signal}: tearing down`);
-    void teardown().finally(() => process.exit(130));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-
+async function main(context: BenchContext): Promise<number> {
+  const { signal, teardown } = context;
   const loadAtStart = loadavg();
-  try {
-    progress(`N=${N} CONCURRENCY=${CONCURRENCY} WARMUP=${WARMUP}`);
-    progress(process.env.DATABASE_URL ? 'creating a scratch database on DATABASE_URL' : 'starting embedded PostgreSQL');
-    const database = await createTestDatabase(logger);
-    cleanups.push(['database', database.drop]);
+  progress(`N=${N} CONCURRENCY=${CONCURRENCY} WARMUP=${WARMUP}`);
+  const stack = await startStack(context, progress, { taskQueue, namespace, delivery, outboundAllowCidrs: allowCidrs });
+  const { sql, settings } = stack;
+  const temporalClients = stack.temporal;
 
-    progress('starting the Temporal dev server');
-    const temporal = await startEmbeddedTemporal({ namespace, logger });
-    cleanups.push(['Temporal dev server', temporal.stop]);
+  // Two pools, as in a deployment where the API (which publishes) and the worker are separate processes.
+  const publisherOrm: Orm = await connectOrm(settings.databaseUrl);
+  teardown.add('publisher ORM', () => publisherOrm.close());
 
-    progress('bundling workflow code');
-    const bundle = await bundleWorkflows(logger);
+  const certificate = await generateBenchCertificate();
+  const receiver: BenchReceiver = await startBenchReceiver(certificate);
+  teardown.add('receiver', receiver.close);
 
-    // Two pools, as in a deployment where the API (which publishes) and the worker are separate processes.
-    const workerOrm = await connectOrm(database.url);
-    cleanups.push(['worker ORM', () => workerOrm.close()]);
-    const applied = await migrateUp(workerOrm);
-    progress(`applied ${applied.length} migrations`);
-    const publisherOrm: Orm = await connectOrm(database.url);
-    cleanups.push(['publisher ORM', () => publisherOrm.close()]);
-    const sql = new pg.Client({ connectionString: database.url });
-    await sql.connect();
-    cleanups.push(['SQL client', () => sql.end()]);
+  await startBenchWorker(context, progress, stack, { outboundCa: certificate.cert });
+  const publishDeps = () => ({ em: publisherOrm.em.fork(), temporal: { client: temporalClients.client, taskQueue }, delivery });
 
-    const certificate = await generateBenchCertificate();
-    const receiver: BenchReceiver = await startBenchReceiver(certificate);
-    cleanups.push(['receiver', receiver.close]);
+  const { account } = await createAccount(publisherOrm.em.fork(), { name: 'bench' });
+  const { endpoint, secret } = await createEndpoint(
+    { em: publisherOrm.em.fork(), secrets: createSecretBox(settings.secretsKey), outbound: { allow: parseAllowCidrs(allowCidrs), resolve: systemResolve } },
+    account.id,
+    { url: receiver.url, eventTypes: ['webhook.test'], description: 'bench receiver' },
+  );
+  receiver.secrets = [secret];
+  progress(`receiver at ${receiver.url}, endpoint ${endpoint.id}`);
 
-    const secretsKey = generateSecretsKey();
-    const settings: ServiceSettings = {
-      databaseUrl: database.url,
-      temporalAddress: temporal.address,
-      namespace,
-      taskQueue,
-      secretsKey,
-      outboundAllowCidrs: allowCidrs,
-      delivery,
-      logger,
-    };
-    progress('starting the worker');
-    const worker = await startServiceWorker(settings, workerOrm, { workflowBundle: bundle, outboundCa: certificate.cert });
-    cleanups.push(['worker', worker.stop]);
+  const data = (index: number) => ({ result: { message: 'This is a test event from the rich push service.', seq: index } });
 
-    const temporalClients = createTemporalClients(temporal.address, namespace);
-    cleanups.push(['Temporal client', () => temporalClients.connection.close()]);
-    const publishDeps = () => ({ em: publisherOrm.em.fork(), temporal: { client: temporalClients.client, taskQueue }, delivery });
+  /** Publishes `count` events through the service; returns publish start times and publish call durations. */
+  const publishThroughService = async (count: number) => {
+    const ids = Array.from({ length: count }, () => newId('evt_'));
+    const sentAt = new Map<string, number>();
+    const callMs: number[] = [];
+    await runBounded(count, CONCURRENCY, async (index) => {
+      const eventId = ids[index]!;
+      const started = now();
+      sentAt.set(eventId, started);
+      await publishEvent(publishDeps(), { eventId, accountId: account.id, type: 'webhook.test', data: data(index) });
+      callMs.push(now() - started);
+    });
+    return { ids, sentAt, callMs };
+  };
 
-    const { account } = await createAccount(publisherOrm.em.fork(), { name: 'bench' });
-    const { endpoint, secret } = await createEndpoint(
-      { em: publisherOrm.em.fork(), secrets: createSecretBox(secretsKey), outbound: { allow: parseAllowCidrs(allowCidrs), resolve: systemResolve } },
-      account.id,
-      { url: receiver.url, eventTypes: ['webhook.test'], description: 'bench receiver' },
-    );
-    receiver.secrets = [secret];
-    progress(`receiver at ${receiver.url}, endpoint ${endpoint.id}`);
-
-    const data = (index: number) => ({ result: { message: 'This is a test event from the rich push service.', seq: index } });
-
-    /** Publishes `count` events through the service; returns publish start times and publish call durations. */
-    const publishThroughService = async (count: number) => {
-      const ids = Array.from({ length: count }, () => newId('evt_'));
-      const sentAt = new Map<string, number>();
-      const callMs: number[] = [];
-      await runBounded(count, CONCURRENCY, async (index) => {
-        const eventId = ids[index]!;
-        const started = now();
-        sentAt.set(eventId, started);
-        await publishEvent(publishDeps(), { eventId, accountId: account.id, type: 'webhook.test', data: data(index) });
-        callMs.push(now() - started);
-      });
-      return { ids, sentAt, callMs };
-    };
-
-    /** Waits until every delivery of these events is closed: its row finished and its workflow no longer running. */
-    const waitForServiceToSettle = async (ids: string[], timeoutMs: number) => {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const { rows } = await sql.query<{ n: string }>(
-          `select count(*) as n from deliveries where event_id = any($1) and status = 'succeeded'`,
-          [ids],
-        );
-        const running = await temporalClients.client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`);
-        if (Number(rows[0]!.n) === ids.length && running.count === 0) return;
-        if (Date.now() > deadline) throw new Error(`deliveries did not settle: ${rows[0]!.n}/${ids.length} succeeded, ${running.count} runs open`);
-        await sleep(100);
-      }
-    };
-
-    const baseline = createBaselineClient(certificate.cert);
-    cleanups.push(['baseline agent', async () => baseline.close()]);
-    /** The bare path: the same envelope, signed with the same secret, POSTed straight to the receiver. */
-    const postDirectly = async (count: number) => {
-      const ids = Array.from({ length: count }, () => newId('evt_'));
-      const sentAt = new Map<string, number>();
-      let non2xx = 0;
-      await runBounded(count, CONCURRENCY, async (index) => {
-        const eventId = ids[index]!;
-        const started = now();
-        sentAt.set(eventId, started);
-        const createdAt = new Date();
-        const body = JSON.stringify(buildEnvelope(eventId, { accountId: account.id, type: 'webhook.test', data: data(index) }, createdAt));
-        const headers = buildWebhookHeaders({ id: eventId, timestamp: Math.floor(createdAt.getTime() / 1000), body, secrets: [secret] });
-        const status = await baseline.post(receiver.url, headers, body);
-        if (status < 200 || status > 299) non2xx += 1;
-      });
-      return { ids, sentAt, non2xx };
-    };
-
-    const timeoutFor = (count: number) => 120_000 + 200 * count;
-
-    // --- Service path ---------------------------------------------------------------------------------------------
-    if (WARMUP > 0) {
-      progress(`service warm-up: ${WARMUP} events (not counted)`);
-      receiver.recording = new Recording();
-      const warm = await publishThroughService(WARMUP);
-      await waitForReceipts('service warm-up', receiver.recording, warm.ids, timeoutFor(WARMUP));
-      await waitForServiceToSettle(warm.ids, timeoutFor(WARMUP));
+  /** Waits until every delivery of these events is closed: its row finished and its workflow no longer running. */
+  const waitForServiceToSettle = async (ids: string[], timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      signal.throwIfAborted();
+      const { rows } = await sql.query<{ n: string }>(
+        `select count(*) as n from deliveries where event_id = any($1) and status = 'succeeded'`,
+        [ids],
+      );
+      const running = await temporalClients.client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`);
+      if (Number(rows[0]!.n) === ids.length && running.count === 0) return;
+      if (Date.now() > deadline) throw new Error(`deliveries did not settle: ${rows[0]!.n}/${ids.length} succeeded, ${running.count} runs open`);
+      await sleep(100);
     }
-    progress(`service: publishing ${N} events with ${CONCURRENCY} publishers`);
-    const serviceRecording = new Recording();
-    receiver.recording = serviceRecording;
-    const cpuBefore = cpuSnapshot();
-    const publishStarted = now();
-    const published = await publishThroughService(N);
-    const publishDoneMs = now() - publishStarted;
-    progress(`service: all ${N} published in ${fmt(publishDoneMs, 0)} ms`);
-    await waitForReceipts('service', serviceRecording, published.ids, timeoutFor(N) - publishDoneMs);
-    const settleStarted = now();
-    await waitForServiceToSettle(published.ids, timeoutFor(N));
-    const settledAfterLastReceiptMs = now() - Math.max(...serviceRecording.receivedAt.values());
-    const settleWaitMs = now() - settleStarted;
-    const serviceWallS = (now() - publishStarted) / 1000;
-    const cpuAfter = cpuSnapshot();
-    const service = figuresOf(published.sentAt, serviceRecording.receivedAt, serviceRecording);
+  };
 
-    // Where the service's time goes, per event, from the timestamps the service itself stored.
-    const { rows: stageRows } = await sql.query<{ event_id: string; prepared_at: Date; attempt_started_at: Date; completed_at: Date }>(
-      `select d.event_id, d.created_at as prepared_at, a.started_at as attempt_started_at, d.completed_at
-         from deliveries d join delivery_attempts a on a.delivery_id = d.id and a.attempt_number = 1
-        where d.event_id = any($1)`,
-      [published.ids],
-    );
-    const { rows: attemptCounts } = await sql.query<{ n: string }>(
-      `select count(*) as n from delivery_attempts a join deliveries d on d.id = a.delivery_id where d.event_id = any($1)`,
-      [published.ids],
-    );
-    const stages = { publishToPrepared: [] as number[], preparedToAttempt: [] as number[], attemptToReceipt: [] as number[], receiptToCompleted: [] as number[] };
-    for (const row of stageRows) {
-      const sent = published.sentAt.get(row.event_id)!;
-      const received = serviceRecording.receivedAt.get(row.event_id)!;
-      const prepared = new Date(row.prepared_at).getTime();
-      const attempt = new Date(row.attempt_started_at).getTime();
-      stages.publishToPrepared.push(prepared - sent);
-      stages.preparedToAttempt.push(attempt - prepared);
-      stages.attemptToReceipt.push(received - attempt);
-      if (row.completed_at) stages.receiptToCompleted.push(new Date(row.completed_at).getTime() - received);
-    }
+  const baseline = createBaselineClient(certificate.cert);
+  teardown.add('baseline agent', async () => baseline.close());
+  /** The bare path: the same envelope, signed with the same secret, POSTed straight to the receiver. */
+  const postDirectly = async (count: number) => {
+    const ids = Array.from({ length: count }, () => newId('evt_'));
+    const sentAt = new Map<string, number>();
+    let non2xx = 0;
+    await runBounded(count, CONCURRENCY, async (index) => {
+      const eventId = ids[index]!;
+      const started = now();
+      sentAt.set(eventId, started);
+      const createdAt = new Date();
+      const body = JSON.stringify(buildEnvelope(eventId, { accountId: account.id, type: 'webhook.test', data: data(index) }, createdAt));
+      const headers = buildWebhookHeaders({ id: eventId, timestamp: Math.floor(createdAt.getTime() / 1000), body, secrets: [secret] });
+      const status = await baseline.post(receiver.url, headers, body);
+      if (status < 200 || status > 299) non2xx += 1;
+    });
+    return { ids, sentAt, non2xx };
+  };
 
-    // --- Baseline path --------------------------------------------------------------------------------------------
-    if (WARMUP > 0) {
-      progress(`baseline warm-up: ${WARMUP} requests (not counted)`);
-      receiver.recording = new Recording();
-      const warm = await postDirectly(WARMUP);
-      await waitForReceipts('baseline warm-up', receiver.recording, warm.ids, timeoutFor(WARMUP));
-    }
-    progress(`baseline: posting ${N} events with ${CONCURRENCY} senders`);
-    const baselineRecording = new Recording();
-    receiver.recording = baselineRecording;
-    const direct = await postDirectly(N);
-    await waitForReceipts('baseline', baselineRecording, direct.ids, timeoutFor(N));
-    const bare = figuresOf(direct.sentAt, baselineRecording.receivedAt, baselineRecording);
+  const timeoutFor = (count: number) => 120_000 + 200 * count;
 
-    // --- Machine ---------------------------------------------------------------------------------------------------
-    const { rows: versionRows } = await sql.query<{ version: string }>('select version()');
-    const temporalCli = spawnSync('temporal', ['--version'], { encoding: 'utf8' });
-
-    // --- Report ----------------------------------------------------------------------------------------------------
-    const ms = (value: number) => fmt(value, 1);
-    const row = (name: string, f: PhaseFigures) =>
-      `| ${name} | ${f.received}/${f.events} | ${fmt(f.throughput, 1)} | ${ms(f.p50)} | ${ms(f.p90)} | ${ms(f.p99)} | ${ms(f.max)} | ${f.signatureFailures} | ${f.duplicates} |`;
-    const stageLine = (name: string, values: number[]) => {
-      const sorted = ascending(values);
-      return `| ${name} | ${ms(percentile(sorted, 50))} | ${ms(percentile(sorted, 99))} |`;
-    };
-    const callSorted = ascending(published.callMs);
-
-    out(`bench/delivery  N=${N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} per path (not counted)`);
-    out();
-    out('Service (publishEvent -> Postgres + Temporal -> worker -> HTTPS POST)');
-    out(`  deliveries per second   ${fmt(service.throughput, 1)}   (${N} events / ${fmt(service.wallMs / 1000, 2)} s, first publish -> last receipt)`);
-    out(`  latency p50 / p99       ${ms(service.p50)} ms / ${ms(service.p99)} ms   (publish -> receipt)`);
-    out(`  signature failures      ${service.signatureFailures}`);
-    out(`  duplicates              ${service.duplicates}`);
-    out(`  publish calls           all ${N} returned after ${fmt(publishDoneMs, 0)} ms; one call p50 ${ms(percentile(callSorted, 50))} ms, p99 ${ms(percentile(callSorted, 99))} ms`);
-    out(`  attempts recorded       ${attemptCounts[0]!.n} for ${N} deliveries`);
-    out(`  settled                 every delivery row succeeded and every run closed ${fmt(settledAfterLastReceiptMs, 0)} ms after the last receipt (waited ${fmt(settleWaitMs, 0)} ms)`);
-    out();
-    out('Baseline (same signed envelopes, POSTed directly with a keep-alive https.Agent)');
-    out(`  deliveries per second   ${fmt(bare.throughput, 1)}   (${N} events / ${fmt(bare.wallMs / 1000, 3)} s, first send -> last receipt)`);
-    out(`  latency p50 / p99       ${ms(bare.p50)} ms / ${ms(bare.p99)} ms   (send -> receipt)`);
-    out(`  signature failures      ${bare.signatureFailures}`);
-    out(`  duplicates              ${bare.duplicates}`);
-    out(`  non-2xx answers         ${direct.non2xx}`);
-    out();
-    out('Ratio');
-    out(`  throughput  service / baseline   ${fmt(service.throughput / bare.throughput, 4)}  (baseline is ${fmt(bare.throughput / service.throughput, 0)}x faster)`);
-    out(`  p50         service / baseline   ${fmt(service.p50 / bare.p50, 0)}x`);
-    out();
-    out('| Path | Received | Deliveries/s | p50 ms | p90 ms | p99 ms | max ms | Signature failures | Duplicates |');
-    out('|---|---|---|---|---|---|---|---|---|');
-    out(row('service', service));
-    out(row('baseline', bare));
-    out();
-    out('Service latency by stage (from the rows the service wrote)');
-    out('| Stage | p50 ms | p99 ms |');
-    out('|---|---|---|');
-    out(stageLine('publish -> delivery row inserted (insert, fan-out start, fan-out task, prepareDeliveries)', stages.publishToPrepared));
-    out(stageLine('delivery row -> attempt started (child start, delivery task, attemptDelivery reads)', stages.preparedToAttempt));
-    out(stageLine('attempt started -> received (sign, HTTPS POST)', stages.attemptToReceipt));
-    out(stageLine('received -> delivery row marked succeeded', stages.receiptToCompleted));
-    if (cpuBefore && cpuAfter) {
-      out();
-      out(`CPU seconds during the service phase (${fmt(serviceWallS, 1)} s wall, publish -> settled; ${availableParallelism()} cores = ${fmt(serviceWallS * availableParallelism(), 1)} core-s)`);
-      for (const [name, seconds] of cpuBetween(cpuBefore, cpuAfter)) {
-        if (seconds >= 0.05) out(`  ${name.padEnd(36)}  ${fmt(seconds, 1)} s  (${fmt((100 * seconds) / serviceWallS, 0)}% of one core)`);
-      }
-      if (process.env.DATABASE_URL) out('  (PostgreSQL at DATABASE_URL is not this process tree\'s, so it is not counted)');
-    }
-    out();
-    out('Machine');
-    out(`  CPU cores (os.availableParallelism)  ${availableParallelism()}  (${cpus()[0]?.model.trim() ?? 'unknown'})`);
-    out(`  memory                                ${fmt(totalmem() / 1024 ** 3, 1)} GiB`);
-    out(`  Node                                  ${process.version}`);
-    out(`  PostgreSQL                            ${versionRows[0]!.version}  (${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded'})`);
-    out(`  load average at start (1/5/15 min)    ${loadAtStart.map((value) => fmt(value, 2)).join(' / ')}`);
-    out(`  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, in-memory)`);
-
-    const ok =
-      service.received === N &&
-      bare.received === N &&
-      service.signatureFailures + bare.signatureFailures === 0 &&
-      service.duplicates + bare.duplicates === 0 &&
-      direct.non2xx === 0;
-    if (!ok) progress('FAILED: missing events, signature failures, duplicates or non-2xx answers (see above)');
-    return ok ? 0 : 1;
-  } finally {
-    await teardown();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+  // --- Service path ---------------------------------------------------------------------------------------------
+  if (WARMUP > 0) {
+    progress(`service warm-up: ${WARMUP} events (not counted)`);
+    receiver.recording = new Recording();
+    const warm = await publishThroughService(WARMUP);
+    await waitForReceipts('service warm-up', receiver.recording, warm.ids, timeoutFor(WARMUP), signal);
+    await waitForServiceToSettle(warm.ids, timeoutFor(WARMUP));
   }
+  progress(`service: publishing ${N} events with ${CONCURRENCY} publishers`);
+  const serviceRecording = new Recording();
+  receiver.recording = serviceRecording;
+  const cpuBefore = cpuSnapshot();
+  const publishStarted = now();
+  const published = await publishThroughService(N);
+  const publishDoneMs = now() - publishStarted;
+  progress(`service: all ${N} published in ${fmt(publishDoneMs, 0)} ms`);
+  await waitForReceipts('service', serviceRecording, published.ids, timeoutFor(N) - publishDoneMs, signal);
+  const settleStarted = now();
+  await waitForServiceToSettle(published.ids, timeoutFor(N));
+  const settledAfterLastReceiptMs = now() - Math.max(...serviceRecording.receivedAt.values());
+  const settleWaitMs = now() - settleStarted;
+  const serviceWallS = (now() - publishStarted) / 1000;
+  const cpuAfter = cpuSnapshot();
+  const service = figuresOf(published.sentAt, serviceRecording.receivedAt, serviceRecording);
+
+  // Where the service's time goes, per event, from the timestamps the service itself stored.
+  const { rows: stageRows } = await sql.query<{ event_id: string; prepared_at: Date; attempt_started_at: Date; completed_at: Date }>(
+    `select d.event_id, d.created_at as prepared_at, a.started_at as attempt_started_at, d.completed_at
+       from deliveries d join delivery_attempts a on a.delivery_id = d.id and a.attempt_number = 1
+      where d.event_id = any($1)`,
+    [published.ids],
+  );
+  const { rows: attemptCounts } = await sql.query<{ n: string }>(
+    `select count(*) as n from delivery_attempts a join deliveries d on d.id = a.delivery_id where d.event_id = any($1)`,
+    [published.ids],
+  );
+  const stages = { publishToPrepared: [] as number[], preparedToAttempt: [] as number[], attemptToReceipt: [] as number[], receiptToCompleted: [] as number[] };
+  for (const row of stageRows) {
+    const sent = published.sentAt.get(row.event_id)!;
+    const received = serviceRecording.receivedAt.get(row.event_id)!;
+    const prepared = new Date(row.prepared_at).getTime();
+    const attempt = new Date(row.attempt_started_at).getTime();
+    stages.publishToPrepared.push(prepared - sent);
+    stages.preparedToAttempt.push(attempt - prepared);
+    stages.attemptToReceipt.push(received - attempt);
+    if (row.completed_at) stages.receiptToCompleted.push(new Date(row.completed_at).getTime() - received);
+  }
+
+  // --- Baseline path --------------------------------------------------------------------------------------------
+  if (WARMUP > 0) {
+    progress(`baseline warm-up: ${WARMUP} requests (not counted)`);
+    receiver.recording = new Recording();
+    const warm = await postDirectly(WARMUP);
+    await waitForReceipts('baseline warm-up', receiver.recording, warm.ids, timeoutFor(WARMUP), signal);
+  }
+  progress(`baseline: posting ${N} events with ${CONCURRENCY} senders`);
+  const baselineRecording = new Recording();
+  receiver.recording = baselineRecording;
+  const direct = await postDirectly(N);
+  await waitForReceipts('baseline', baselineRecording, direct.ids, timeoutFor(N), signal);
+  const bare = figuresOf(direct.sentAt, baselineRecording.receivedAt, baselineRecording);
+
+  // --- Machine ---------------------------------------------------------------------------------------------------
+  const { rows: versionRows } = await sql.query<{ version: string }>('select version()');
+  const temporalCli = spawnSync('temporal', ['--version'], { encoding: 'utf8' });
+
+  // --- Report ----------------------------------------------------------------------------------------------------
+  const ms = (value: number) => fmt(value, 1);
+  const row = (name: string, f: PhaseFigures) =>
+    `| ${name} | ${f.received}/${f.events} | ${fmt(f.throughput, 1)} | ${ms(f.p50)} | ${ms(f.p90)} | ${ms(f.p99)} | ${ms(f.max)} | ${f.signatureFailures} | ${f.duplicates} |`;
+  const stageLine = (name: string, values: number[]) => {
+    const sorted = ascending(values);
+    return `| ${name} | ${ms(percentile(sorted, 50))} | ${ms(percentile(sorted, 99))} |`;
+  };
+  const callSorted = ascending(published.callMs);
+
+  out(`bench/delivery  N=${N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} per path (not counted)`);
+  out();
+  out('Service (publishEvent -> Postgres + Temporal -> worker -> HTTPS POST)');
+  out(`  deliveries per second   ${fmt(service.throughput, 1)}   (${N} events / ${fmt(service.wallMs / 1000, 2)} s, first publish -> last receipt)`);
+  out(`  latency p50 / p99       ${ms(service.p50)} ms / ${ms(service.p99)} ms   (publish -> receipt)`);
+  out(`  signature failures      ${service.signatureFailures}`);
+  out(`  duplicates              ${service.duplicates}`);
+  out(`  publish calls           all ${N} returned after ${fmt(publishDoneMs, 0)} ms; one call p50 ${ms(percentile(callSorted, 50))} ms, p99 ${ms(percentile(callSorted, 99))} ms`);
+  out(`  attempts recorded       ${attemptCounts[0]!.n} for ${N} deliveries`);
+  out(`  settled                 every delivery row succeeded and every run closed ${fmt(settledAfterLastReceiptMs, 0)} ms after the last receipt (waited ${fmt(settleWaitMs, 0)} ms)`);
+  out();
+  out('Baseline (same signed envelopes, POSTed directly with a keep-alive https.Agent)');
+  out(`  deliveries per second   ${fmt(bare.throughput, 1)}   (${N} events / ${fmt(bare.wallMs / 1000, 3)} s, first send -> last receipt)`);
+  out(`  latency p50 / p99       ${ms(bare.p50)} ms / ${ms(bare.p99)} ms   (send -> receipt)`);
+  out(`  signature failures      ${bare.signatureFailures}`);
+  out(`  duplicates              ${bare.duplicates}`);
+  out(`  non-2xx answers         ${direct.non2xx}`);
+  out();
+  out('Ratio');
+  out(`  throughput  service / baseline   ${fmt(service.throughput / bare.throughput, 4)}  (baseline is ${fmt(bare.throughput / service.throughput, 0)}x faster)`);
+  out(`  p50         service / baseline   ${fmt(service.p50 / bare.p50, 0)}x`);
+  out();
+  out('| Path | Received | Deliveries/s | p50 ms | p90 ms | p99 ms | max ms | Signature failures | Duplicates |');
+  out('|---|---|---|---|---|---|---|---|---|');
+  out(row('service', service));
+  out(row('baseline', bare));
+  out();
+  out('Service latency by stage (from the rows the service wrote)');
+  out('| Stage | p50 ms | p99 ms |');
+  out('|---|---|---|');
+  out(stageLine('publish -> delivery row inserted (insert, fan-out start, fan-out task, prepareDeliveries)', stages.publishToPrepared));
+  out(stageLine('delivery row -> attempt started (child start, delivery task, attemptDelivery reads)', stages.preparedToAttempt));
+  out(stageLine('attempt started -> received (sign, HTTPS POST)', stages.attemptToReceipt));
+  out(stageLine('received -> delivery row marked succeeded', stages.receiptToCompleted));
+  if (cpuBefore && cpuAfter) {
+    out();
+    out(`CPU seconds during the service phase (${fmt(serviceWallS, 1)} s wall, publish -> settled; ${availableParallelism()} cores = ${fmt(serviceWallS * availableParallelism(), 1)} core-s)`);
+    for (const [name, seconds] of cpuBetween(cpuBefore, cpuAfter)) {
+      if (seconds >= 0.05) out(`  ${name.padEnd(36)}  ${fmt(seconds, 1)} s  (${fmt((100 * seconds) / serviceWallS, 0)}% of one core)`);
+    }
+    if (process.env.DATABASE_URL) out('  (PostgreSQL at DATABASE_URL is not this process tree\'s, so it is not counted)');
+  }
+  out();
+  out('Machine');
+  out(`  CPU cores (os.availableParallelism)  ${availableParallelism()}  (${cpus()[0]?.model.trim() ?? 'unknown'})`);
+  out(`  memory                                ${fmt(totalmem() / 1024 ** 3, 1)} GiB`);
+  out(`  Node                                  ${process.version}`);
+  out(`  PostgreSQL                            ${versionRows[0]!.version}  (${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded'})`);
+  out(`  load average at start (1/5/15 min)    ${loadAtStart.map((value) => fmt(value, 2)).join(' / ')}`);
+  out(`  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, in-memory)`);
+
+  const ok =
+    service.received === N &&
+    bare.received === N &&
+    service.signatureFailures + bare.signatureFailures === 0 &&
+    service.duplicates + bare.duplicates === 0 &&
+    direct.non2xx === 0;
+  if (!ok) progress('FAILED: missing events, signature failures, duplicates or non-2xx answers (see above)');
+  return ok ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    progress('done');
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    progress(`failed: ${(error as Error).stack ?? String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBench(progress, main);

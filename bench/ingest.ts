@@ -15,29 +15,20 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Client } from '@temporalio/client';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createConnection } from '../src/domain/connections/create-connection.ts';
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
-import { startEmbeddedTemporal } from '../src/embedded/temporal.ts';
-import { connectOrm, migrateUp } from '../src/persistence/orm.ts';
-import { createSecretBox, generateSecretsKey } from '../src/security/secret-box.ts';
+import { createSecretBox } from '../src/security/secret-box.ts';
 import { buildWebhookHeaders } from '../src/security/standard-webhooks.ts';
-import { startApiServer } from '../src/service/api-server.ts';
-import { apiSettingsFrom, closeApiServices, createApiServices, type ServiceSettings } from '../src/service/compose.ts';
-import { startServiceWorker } from '../src/service/worker-process.ts';
-import { createTemporalClients } from '../src/temporal/client.ts';
-import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
-import { installTemporalLogger } from '../src/temporal/worker.ts';
-import { createTestDatabase } from '../test/support/test-database.ts';
 import { cpuBetween, type CpuSnapshot } from './support/cpu.ts';
 import { cpuSnapshotWithReaped } from './support/cpu-reaped.ts';
 import { positiveInt } from './support/env.ts';
 import { driveLoad, type LoadRequest, type LoadResult } from './support/http-load.ts';
 import { startIngestBaseline, type BaselineConnection } from './support/ingest-baseline.ts';
-import { createBenchLogger } from './support/logger.ts';
 import { PoolProbe } from './support/pg-probe.ts';
+import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext } from './support/stack.ts';
 import { StageTimer } from './support/stage-timer.ts';
 import { ascending, fmt, percentile } from './support/stats.ts';
 
@@ -197,288 +188,212 @@ const cpuLines = (title: string, before: CpuSnapshot | undefined, after: CpuSnap
   }
 };
 
-async function main(): Promise<number> {
-  const logger = createBenchLogger();
-  installTemporalLogger(logger);
-  const cleanups: Array<[string, () => Promise<unknown>]> = [];
-  // One teardown, however many callers (the signal handler and main's finally): each cleanup runs once, last first.
-  let tearingDown: Promise<void> | undefined;
-  const teardown = () =>
-    (tearingDown ??= (async () => {
-      for (let entry = cleanups.pop(); entry; entry = cleanups.pop()) {
-        const [name, cleanup] = entry;
-        progress(`stopping: ${name}`);
-        await cleanup().catch((error: unknown) => progress(`cleanup of ${name} failed: ${String(error)}`));
-      }
-    })());
-  // A signal stops the load clients and the waits first: the API server cannot close while clients keep posting.
-  const interrupt = new AbortController();
-  let interrupted = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    progress(`${signal}: tearing down`);
-    interrupt.abort();
-    void teardown().finally(() => process.exit(130));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-
+async function main(context: BenchContext): Promise<number> {
   const loadAtStart = loadavg();
-  try {
-    progress(`DURATION_S=${DURATION_S} CLIENTS=${CLIENTS} WARMUP_S=${WARMUP_S}`);
-    progress(process.env.DATABASE_URL ? 'creating a scratch database on DATABASE_URL' : 'starting embedded PostgreSQL');
-    const database = await createTestDatabase(logger);
-    cleanups.push(['database', database.drop]);
+  progress(`DURATION_S=${DURATION_S} CLIENTS=${CLIENTS} WARMUP_S=${WARMUP_S}`);
+  const stack = await startStack(context, progress, { taskQueue, namespace, delivery });
+  const { workerOrm, sql, settings } = stack;
+  const temporalClients = stack.temporal;
+  await startBenchWorker(context, progress, stack);
 
-    progress('starting the Temporal dev server');
-    const temporal = await startEmbeddedTemporal({ namespace, logger });
-    cleanups.push(['Temporal dev server', temporal.stop]);
+  // The API as in its own process: its own ORM pool, its own Temporal client, the Postgres rate limiter.
+  const { services, api } = await startBenchApi(context, progress, stack, { poolMax: API_POOL_MAX, rateLimit: RATE_LIMIT });
+  // Stage timings: the two calls that leave the process besides the ORM's, wrapped where the API composes them
+  // (before any request: the routes read these at request time).
+  const rateLimitTimer = new StageTimer();
+  const startTimer = new StageTimer();
+  const limiter = services.ingest.rateLimiter;
+  services.ingest.rateLimiter = { consume: rateLimitTimer.wrap(limiter.consume.bind(limiter)), close: () => limiter.close() };
+  const workflowClient = services.temporal.client.workflow;
+  workflowClient.start = startTimer.wrap(workflowClient.start.bind(workflowClient)) as typeof workflowClient.start;
+  // And the API's ORM pool: waits for a connection, how long one is held, each statement by kind.
+  const apiPool = new PoolProbe();
+  apiPool.attach(await services.orm.em.getConnection().getNativeClient());
 
-    progress('bundling workflow code');
-    const bundle = await bundleWorkflows(logger);
+  // One account and direct connection measured; another for the warm-ups, so its runs never mix with the counts.
+  const em = () => workerOrm.em.fork();
+  const connectionDeps = () => ({ em: em(), secrets: createSecretBox(settings.secretsKey) });
+  const { account } = await createAccount(em(), { name: 'bench-ingest' });
+  const measured = await createConnection(connectionDeps(), account.id, { provider: 'direct', label: 'bench' });
+  const baselineRows = await createConnection(connectionDeps(), account.id, { provider: 'direct', label: 'bench baseline rows' });
+  const { account: warmAccount } = await createAccount(em(), { name: 'bench-ingest warm-up' });
+  const warm = await createConnection(connectionDeps(), warmAccount.id, { provider: 'direct', label: 'bench warm-up' });
+  progress(`account ${account.id}, connection ${measured.connection.id}`);
 
-    const workerOrm = await connectOrm(database.url);
-    cleanups.push(['worker ORM', () => workerOrm.close()]);
-    const applied = await migrateUp(workerOrm);
-    progress(`applied ${applied.length} migrations`);
-    const sql = new pg.Client({ connectionString: database.url });
-    await sql.connect();
-    cleanups.push(['SQL client', () => sql.end()]);
+  const drainTimeoutMs = DRAIN_TIMEOUT_S * 1000;
 
-    const secretsKey = generateSecretsKey();
-    const settings: ServiceSettings = { databaseUrl: database.url, temporalAddress: temporal.address, namespace, taskQueue, secretsKey, delivery, logger };
-    progress('starting the worker');
-    const worker = await startServiceWorker(settings, workerOrm, { workflowBundle: bundle });
-    cleanups.push(['worker', worker.stop]);
-
-    // The API as in its own process: its own ORM pool, its own Temporal client, the Postgres rate limiter.
-    const apiOrm = API_POOL_MAX === undefined ? undefined : await connectOrm(database.url, API_POOL_MAX);
-    if (apiOrm) cleanups.push(['API ORM', () => apiOrm.close()]);
-    const services = await createApiServices(
-      apiSettingsFrom(settings, {
-        ADMIN_TOKEN: `adm_bench_${randomBytes(24).toString('hex')}`,
-        INGEST_RATE_LIMIT_PER_SECOND: RATE_LIMIT.perSecond,
-        INGEST_RATE_LIMIT_BURST: RATE_LIMIT.burst,
-      }),
-      apiOrm,
-    );
-    cleanups.push(['API services', () => closeApiServices(services, { keepOrm: apiOrm !== undefined })]);
-    // Stage timings: the two calls that leave the process besides the ORM's, wrapped where the API composes them.
-    const rateLimitTimer = new StageTimer();
-    const startTimer = new StageTimer();
-    const limiter = services.ingest.rateLimiter;
-    services.ingest.rateLimiter = { consume: rateLimitTimer.wrap(limiter.consume.bind(limiter)), close: () => limiter.close() };
-    const workflowClient = services.temporal.client.workflow;
-    workflowClient.start = startTimer.wrap(workflowClient.start.bind(workflowClient)) as typeof workflowClient.start;
-    // And the API's ORM pool: waits for a connection, how long one is held, each statement by kind.
-    const apiPool = new PoolProbe();
-    apiPool.attach(await services.orm.em.getConnection().getNativeClient());
-    const api = await startApiServer(0, services, '127.0.0.1');
-    cleanups.push(['API server', api.close]);
-    progress(`API at ${api.url}`);
-
-    const temporalClients = createTemporalClients(temporal.address, namespace);
-    cleanups.push(['Temporal client', () => temporalClients.connection.close()]);
-
-    // One account and direct connection measured; another for the warm-ups, so its runs never mix with the counts.
-    const em = () => workerOrm.em.fork();
-    const connectionDeps = () => ({ em: em(), secrets: createSecretBox(secretsKey) });
-    const { account } = await createAccount(em(), { name: 'bench-ingest' });
-    const measured = await createConnection(connectionDeps(), account.id, { provider: 'direct', label: 'bench' });
-    const baselineRows = await createConnection(connectionDeps(), account.id, { provider: 'direct', label: 'bench baseline rows' });
-    const { account: warmAccount } = await createAccount(em(), { name: 'bench-ingest warm-up' });
-    const warm = await createConnection(connectionDeps(), warmAccount.id, { provider: 'direct', label: 'bench warm-up' });
-    progress(`account ${account.id}, connection ${measured.connection.id}`);
-
-    const drainTimeoutMs = DRAIN_TIMEOUT_S * 1000;
-
-    // --- Service path ---------------------------------------------------------------------------------------------
-    if (WARMUP_S > 0) {
-      const warmed = await load('service warm-up', { origin: api.url, inboundKey: warm.connection.inboundKey, secret: warm.signingSecret }, 'warm', WARMUP_S, interrupt.signal);
-      await waitForRuns('service warm-up', sql, temporalClients.client, { accountId: warmAccount.id, connectionId: warm.connection.id }, warmed.acceptedTags.length, drainTimeoutMs, interrupt.signal);
-    }
-    rateLimitTimer.recording = true;
-    startTimer.recording = true;
-    apiPool.recording = true;
-    const serviceLoop = monitorEventLoopDelay({ resolution: 10 });
-    serviceLoop.enable();
-    const cpuServiceStart = cpuSnapshotWithReaped();
-    const threadServiceStart = process.threadCpuUsage();
-    const serviceLoad = await load('service', { origin: api.url, inboundKey: measured.connection.inboundKey, secret: measured.signingSecret }, 'svc', DURATION_S, interrupt.signal);
-    const cpuServiceLoaded = cpuSnapshotWithReaped();
-    const threadService = process.threadCpuUsage(threadServiceStart);
-    serviceLoop.disable();
-    rateLimitTimer.recording = false;
-    startTimer.recording = false;
-    apiPool.recording = false;
-    const service = figures(serviceLoad);
-    const drainStarted = now();
-    const counts = await waitForRuns('service runs', sql, temporalClients.client, { accountId: account.id, connectionId: measured.connection.id }, service.accepted, drainTimeoutMs, interrupt.signal);
-    const cpuServiceDrained = cpuSnapshotWithReaped();
-    const drainS = (now() - drainStarted) / 1000;
-
-    // Which accepted messages ended PROCESSED, and how long each took from its row's insert to PROCESSED.
-    const { rows: eventRows } = await sql.query<{ message_id: string; status: string; created_at: Date; processed_at: Date | null }>(
-      `select message_id, status, created_at, processed_at from inbound_events where connection_id = $1`,
-      [measured.connection.id],
-    );
-    const acceptedIds = new Set(serviceLoad.acceptedTags);
-    const processedIds = new Set(eventRows.filter((row) => row.status === 'PROCESSED').map((row) => row.message_id));
-    const lost = [...acceptedIds].filter((id) => !processedIds.has(id)).length;
-    const unanswered = eventRows.filter((row) => !acceptedIds.has(row.message_id)).length;
-    const duplicatedRuns = Math.max(0, counts.runs - eventRows.length);
-    const statusCounts = new Map<string, number>();
-    for (const row of eventRows) statusCounts.set(row.status, (statusCounts.get(row.status) ?? 0) + 1);
-    const toProcessed = ascending(
-      eventRows.filter((row) => row.processed_at).map((row) => new Date(row.processed_at!).getTime() - new Date(row.created_at).getTime()),
-    );
-    const lastProcessed = Math.max(...eventRows.map((row) => (row.processed_at ? new Date(row.processed_at).getTime() : -Infinity)));
-    const endToEndS = (lastProcessed - serviceLoad.startedAt) / 1000;
-
-    // --- Baseline path --------------------------------------------------------------------------------------------
-    const connections = new Map<string, BaselineConnection>([
-      // The measured posts are signed with the service connection's secret; their rows go under another connection id.
-      [measured.connection.inboundKey, { accountId: account.id, connectionId: baselineRows.connection.id, secret: measured.signingSecret }],
-      [warm.connection.inboundKey, { accountId: warmAccount.id, connectionId: warm.connection.id, secret: warm.signingSecret }],
-    ]);
-    const bare = await startIngestBaseline({ databaseUrl: database.url, poolMax: BASELINE_POOL_MAX, connections });
-    cleanups.push(['baseline server', bare.close]);
-    progress(`baseline at ${bare.origin}`);
-    if (WARMUP_S > 0) await load('baseline warm-up', { origin: bare.origin, inboundKey: warm.connection.inboundKey, secret: warm.signingSecret }, 'bwarm', WARMUP_S, interrupt.signal);
-    const baselineLoop = monitorEventLoopDelay({ resolution: 10 });
-    baselineLoop.enable();
-    const cpuBaselineStart = cpuSnapshotWithReaped();
-    const threadBaselineStart = process.threadCpuUsage();
-    const baselineLoad = await load('baseline', { origin: bare.origin, inboundKey: measured.connection.inboundKey, secret: measured.signingSecret }, 'base', DURATION_S, interrupt.signal);
-    const cpuBaselineEnd = cpuSnapshotWithReaped();
-    const threadBaseline = process.threadCpuUsage(threadBaselineStart);
-    baselineLoop.disable();
-    const baseline = figures(baselineLoad);
-    const { rows: baselineCount } = await sql.query<{ n: string }>(`select count(*) as n from inbound_events where connection_id = $1`, [baselineRows.connection.id]);
-    const baselineStored = Number(baselineCount[0]!.n);
-
-    // --- Machine ---------------------------------------------------------------------------------------------------
-    const { rows: versionRows } = await sql.query<{ version: string }>('select version()');
-    const temporalCli = spawnSync('temporal', ['--version'], { encoding: 'utf8' });
-
-    // --- Report ----------------------------------------------------------------------------------------------------
-    const ms = (value: number) => fmt(value, 1);
-    const others = (f: PathFigures) => (f.others.length ? f.others.map(([status, n]) => `${status}: ${n}`).join(', ') : 'none');
-    const loopMs = (ns: number) => fmt(ns / 1e6, 1);
-    const pathLines = (f: PathFigures, path: 'service' | 'baseline', loop: ELDHistogram, thread: NodeJS.CpuUsage) => {
-      out(`  accepted per second     ${fmt(f.perSecond, 1)}   (${f.accepted} answered 202 / ${fmt(f.wallS, 2)} s; ${f.sent} sent)`);
-      out(`  HTTP call p50 / p99     ${ms(f.p50)} ms / ${ms(f.p99)} ms   (p90 ${ms(f.p90)}, max ${ms(f.max)}; 202s only, request written -> response read)`);
-      out(`  non-202 answers         ${others(f)}`);
-      out(`  event-loop delay        p50 ${loopMs(loop.percentile(50))} ms, p99 ${loopMs(loop.percentile(99))} ms, max ${loopMs(loop.max)} ms   (this process, during the load)`);
-      const threadS = (thread.user + thread.system) / 1e6;
-      out(`  main thread CPU         ${fmt(threadS, 1)} s in ${fmt(f.wallS, 1)} s (${fmt((100 * threadS) / f.wallS, 0)}% of one core; event loop of the API/baseline server, the client${path === 'service' ? ' and the worker\'s activities' : ''})`);
-    };
-    const row = (name: string, f: PathFigures) =>
-      `| ${name} | ${f.accepted} | ${fmt(f.perSecond, 1)} | ${ms(f.p50)} | ${ms(f.p90)} | ${ms(f.p99)} | ${ms(f.max)} | ${others(f)} |`;
-    const httpMean = serviceLoad.acceptedMs.reduce((sum, value) => sum + value, 0) / serviceLoad.acceptedMs.length;
-    const pool = apiPool.summary();
-    const requests = serviceLoad.sent;
-    interface Step {
-      name: string;
-      s: { count: number; mean: number; p50: number; p99: number; total: number };
-    }
-    const steps: Step[] = [
-      { name: `wait for an API pool connection (ORM pool max ${API_POOL_MAX ?? 10})`, s: pool.acquire },
-      { name: 'rate limiter consume (one upsert on the connection\'s rate_limits row, own pool max 4)', s: rateLimitTimer.summary() },
-      ...pool.statements.map(([kind, s]) => ({ name: `SQL ${kind}`, s })),
-      { name: 'Temporal workflow.start (no transaction or pool connection held)', s: startTimer.summary() },
-    ];
-    const accounted = steps.reduce((sum, step) => sum + step.s.total, 0) / requests;
-    const stepRow = (name: string, s: Step['s']) =>
-      `| ${name} | ${s.count} | ${ms(s.mean)} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.total / requests)} |`;
-
-    out(`bench/ingest  DURATION_S=${DURATION_S}  CLIENTS=${CLIENTS}  warm-up=${WARMUP_S} s per path (not counted)  API pool max ${API_POOL_MAX ?? 10}`);
-    out();
-    out('Service (POST /v1/in/{inboundKey}: Koa, connection lookup, signature, rate limiter, row insert, workflow start)');
-    pathLines(service, 'service', serviceLoop, threadService);
-    out(`  rows PROCESSED          ${counts.processed} of ${service.accepted} accepted   (rows by status: ${[...statusCounts].map(([s, n]) => `${s} ${n}`).join(', ')})`);
-    out(`  ingestEvent runs        ${counts.completed} completed of ${counts.runs} started, ${counts.running} running`);
-    out(`                          (count 'WorkflowType = "ingestEvent" AND AccountId = "${account.id}"' [AND ExecutionStatus = "Completed"])`);
-    out(`  lost: ${lost}`);
-    out(`  duplicated runs: ${duplicatedRuns}   rows of posts not answered 202: ${unanswered}`);
-    out(`  processed end to end    ${fmt(eventRows.length / endToEndS, 1)} events/s   (first post -> last PROCESSED, ${fmt(endToEndS, 1)} s; drain after the load ${fmt(drainS, 1)} s)`);
-    out(`  row insert -> PROCESSED p50 ${ms(percentile(toProcessed, 50))} ms, p99 ${ms(percentile(toProcessed, 99))} ms`);
-    out();
-    out(`Baseline (bare node:http: Map lookup, verifyWebhook, JSON.parse, one pg.Pool INSERT into inbound_events; pool max ${BASELINE_POOL_MAX})`);
-    pathLines(baseline, 'baseline', baselineLoop, threadBaseline);
-    out(`  rows stored             ${baselineStored} of ${baseline.accepted} accepted`);
-    out();
-    out('Ratio');
-    out(`  throughput  service / baseline   ${fmt(service.perSecond / baseline.perSecond, 3)}  (baseline is ${fmt(baseline.perSecond / service.perSecond, 1)}x faster)`);
-    out(`  p50         service / baseline   ${fmt(service.p50 / baseline.p50, 1)}x`);
-    out(`  p99         service / baseline   ${fmt(service.p99 / baseline.p99, 1)}x`);
-    out();
-    out('| Path | Accepted (202) | Accepted/s | p50 ms | p90 ms | p99 ms | max ms | Non-202 |');
-    out('|---|---|---|---|---|---|---|---|');
-    out(row('service', service));
-    out(row('baseline', baseline));
-    out();
-    out(`Service request, where the time goes (measured phase, ${requests} requests; sequential steps, so the last column adds up)`);
-    out('| Step | Calls | mean ms | p50 ms | p99 ms | ms per request |');
-    out('|---|---|---|---|---|---|');
-    for (const step of steps) out(stepRow(step.name, step.s));
-    out(`| the rest: Koa, secret open + HMAC, zod, ORM and SDK code, event-loop queueing | – | – | – | – | ${ms(httpMean - accounted)} |`);
-    out(`| whole HTTP call (202s) | ${service.accepted} | ${ms(httpMean)} | ${ms(service.p50)} | ${ms(service.p99)} | ${ms(httpMean)} |`);
-    out(stepRow('(overlapping) API pool connection held for the transaction, begin -> release', pool.transactionHold));
-    out(stepRow('(overlapping) API pool connection held for a single statement', pool.statementHold));
-    out();
-    cpuLines('CPU seconds while the service took load (API, worker and client all in this process)', cpuServiceStart, cpuServiceLoaded, service.wallS);
-    cpuLines('CPU seconds while the runs drained after the load', cpuServiceLoaded, cpuServiceDrained, drainS);
-    cpuLines('CPU seconds while the baseline took load (baseline server and client in this process)', cpuBaselineStart, cpuBaselineEnd, baseline.wallS);
-    if (cpuServiceStart && cpuServiceDrained && cpuBaselineStart && cpuBaselineEnd) {
-      const perEvent = (before: CpuSnapshot, after: CpuSnapshot, events: number) =>
-        cpuBetween(before, after)
-          .filter(([, seconds]) => seconds >= 0.05)
-          .map(([name, seconds]) => `${name} ${fmt((1000 * seconds) / events, 2)}`)
-          .join(', ');
-      const totalPerEvent = (before: CpuSnapshot, after: CpuSnapshot, events: number) =>
-        (1000 * cpuBetween(before, after).reduce((sum, [, seconds]) => sum + seconds, 0)) / events;
-      out('CPU ms per accepted event');
-      out(`  service   ${fmt(totalPerEvent(cpuServiceStart, cpuServiceDrained, service.accepted), 2)}   (load + drain, until every run completed: ${perEvent(cpuServiceStart, cpuServiceDrained, service.accepted)})`);
-      out(`  baseline  ${fmt(totalPerEvent(cpuBaselineStart, cpuBaselineEnd, baseline.accepted), 2)}   (${perEvent(cpuBaselineStart, cpuBaselineEnd, baseline.accepted)})`);
-    }
-    if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
-    out();
-    out('Machine');
-    out(`  CPU cores (os.availableParallelism)  ${availableParallelism()}  (${cpus()[0]?.model.trim() ?? 'unknown'})`);
-    out(`  memory                                ${fmt(totalmem() / 1024 ** 3, 1)} GiB`);
-    out(`  Node                                  ${process.version}`);
-    out(`  PostgreSQL                            ${versionRows[0]!.version}  (${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded'})`);
-    out(`  load average at start (1/5/15 min)    ${loadAtStart.map((value) => fmt(value, 2)).join(' / ')}`);
-    out(`  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, in-memory)`);
-
-    const ok =
-      lost === 0 &&
-      duplicatedRuns === 0 &&
-      unanswered === 0 &&
-      counts.processed === service.accepted &&
-      counts.completed === service.accepted &&
-      counts.runs === service.accepted &&
-      baselineStored === baseline.accepted &&
-      service.accepted > 0 &&
-      baseline.accepted > 0;
-    if (!ok) progress('FAILED: accepted events lost or duplicated, or counts that do not match the 202s (see above)');
-    return ok ? 0 : 1;
-  } finally {
-    await teardown();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+  // --- Service path ---------------------------------------------------------------------------------------------
+  if (WARMUP_S > 0) {
+    const warmed = await load('service warm-up', { origin: api.url, inboundKey: warm.connection.inboundKey, secret: warm.signingSecret }, 'warm', WARMUP_S, context.signal);
+    await waitForRuns('service warm-up', sql, temporalClients.client, { accountId: warmAccount.id, connectionId: warm.connection.id }, warmed.acceptedTags.length, drainTimeoutMs, context.signal);
   }
+  rateLimitTimer.recording = true;
+  startTimer.recording = true;
+  apiPool.recording = true;
+  const serviceLoop = monitorEventLoopDelay({ resolution: 10 });
+  serviceLoop.enable();
+  const cpuServiceStart = cpuSnapshotWithReaped();
+  const threadServiceStart = process.threadCpuUsage();
+  const serviceLoad = await load('service', { origin: api.url, inboundKey: measured.connection.inboundKey, secret: measured.signingSecret }, 'svc', DURATION_S, context.signal);
+  const cpuServiceLoaded = cpuSnapshotWithReaped();
+  const threadService = process.threadCpuUsage(threadServiceStart);
+  serviceLoop.disable();
+  rateLimitTimer.recording = false;
+  startTimer.recording = false;
+  apiPool.recording = false;
+  const service = figures(serviceLoad);
+  const drainStarted = now();
+  const counts = await waitForRuns('service runs', sql, temporalClients.client, { accountId: account.id, connectionId: measured.connection.id }, service.accepted, drainTimeoutMs, context.signal);
+  const cpuServiceDrained = cpuSnapshotWithReaped();
+  const drainS = (now() - drainStarted) / 1000;
+
+  // Which accepted messages ended PROCESSED, and how long each took from its row's insert to PROCESSED.
+  const { rows: eventRows } = await sql.query<{ message_id: string; status: string; created_at: Date; processed_at: Date | null }>(
+    `select message_id, status, created_at, processed_at from inbound_events where connection_id = $1`,
+    [measured.connection.id],
+  );
+  const acceptedIds = new Set(serviceLoad.acceptedTags);
+  const processedIds = new Set(eventRows.filter((row) => row.status === 'PROCESSED').map((row) => row.message_id));
+  const lost = [...acceptedIds].filter((id) => !processedIds.has(id)).length;
+  const unanswered = eventRows.filter((row) => !acceptedIds.has(row.message_id)).length;
+  const duplicatedRuns = Math.max(0, counts.runs - eventRows.length);
+  const statusCounts = new Map<string, number>();
+  for (const row of eventRows) statusCounts.set(row.status, (statusCounts.get(row.status) ?? 0) + 1);
+  const toProcessed = ascending(
+    eventRows.filter((row) => row.processed_at).map((row) => new Date(row.processed_at!).getTime() - new Date(row.created_at).getTime()),
+  );
+  const lastProcessed = Math.max(...eventRows.map((row) => (row.processed_at ? new Date(row.processed_at).getTime() : -Infinity)));
+  const endToEndS = (lastProcessed - serviceLoad.startedAt) / 1000;
+
+  // --- Baseline path --------------------------------------------------------------------------------------------
+  const connections = new Map<string, BaselineConnection>([
+    // The measured posts are signed with the service connection's secret; their rows go under another connection id.
+    [measured.connection.inboundKey, { accountId: account.id, connectionId: baselineRows.connection.id, secret: measured.signingSecret }],
+    [warm.connection.inboundKey, { accountId: warmAccount.id, connectionId: warm.connection.id, secret: warm.signingSecret }],
+  ]);
+  const bare = await startIngestBaseline({ databaseUrl: settings.databaseUrl, poolMax: BASELINE_POOL_MAX, connections });
+  context.teardown.add('baseline server', bare.close);
+  progress(`baseline at ${bare.origin}`);
+  if (WARMUP_S > 0) await load('baseline warm-up', { origin: bare.origin, inboundKey: warm.connection.inboundKey, secret: warm.signingSecret }, 'bwarm', WARMUP_S, context.signal);
+  const baselineLoop = monitorEventLoopDelay({ resolution: 10 });
+  baselineLoop.enable();
+  const cpuBaselineStart = cpuSnapshotWithReaped();
+  const threadBaselineStart = process.threadCpuUsage();
+  const baselineLoad = await load('baseline', { origin: bare.origin, inboundKey: measured.connection.inboundKey, secret: measured.signingSecret }, 'base', DURATION_S, context.signal);
+  const cpuBaselineEnd = cpuSnapshotWithReaped();
+  const threadBaseline = process.threadCpuUsage(threadBaselineStart);
+  baselineLoop.disable();
+  const baseline = figures(baselineLoad);
+  const { rows: baselineCount } = await sql.query<{ n: string }>(`select count(*) as n from inbound_events where connection_id = $1`, [baselineRows.connection.id]);
+  const baselineStored = Number(baselineCount[0]!.n);
+
+  // --- Machine ---------------------------------------------------------------------------------------------------
+  const { rows: versionRows } = await sql.query<{ version: string }>('select version()');
+  const temporalCli = spawnSync('temporal', ['--version'], { encoding: 'utf8' });
+
+  // --- Report ----------------------------------------------------------------------------------------------------
+  const ms = (value: number) => fmt(value, 1);
+  const others = (f: PathFigures) => (f.others.length ? f.others.map(([status, n]) => `${status}: ${n}`).join(', ') : 'none');
+  const loopMs = (ns: number) => fmt(ns / 1e6, 1);
+  const pathLines = (f: PathFigures, path: 'service' | 'baseline', loop: ELDHistogram, thread: NodeJS.CpuUsage) => {
+    out(`  accepted per second     ${fmt(f.perSecond, 1)}   (${f.accepted} answered 202 / ${fmt(f.wallS, 2)} s; ${f.sent} sent)`);
+    out(`  HTTP call p50 / p99     ${ms(f.p50)} ms / ${ms(f.p99)} ms   (p90 ${ms(f.p90)}, max ${ms(f.max)}; 202s only, request written -> response read)`);
+    out(`  non-202 answers         ${others(f)}`);
+    out(`  event-loop delay        p50 ${loopMs(loop.percentile(50))} ms, p99 ${loopMs(loop.percentile(99))} ms, max ${loopMs(loop.max)} ms   (this process, during the load)`);
+    const threadS = (thread.user + thread.system) / 1e6;
+    out(`  main thread CPU         ${fmt(threadS, 1)} s in ${fmt(f.wallS, 1)} s (${fmt((100 * threadS) / f.wallS, 0)}% of one core; event loop of the API/baseline server, the client${path === 'service' ? ' and the worker\'s activities' : ''})`);
+  };
+  const row = (name: string, f: PathFigures) =>
+    `| ${name} | ${f.accepted} | ${fmt(f.perSecond, 1)} | ${ms(f.p50)} | ${ms(f.p90)} | ${ms(f.p99)} | ${ms(f.max)} | ${others(f)} |`;
+  const httpMean = serviceLoad.acceptedMs.reduce((sum, value) => sum + value, 0) / serviceLoad.acceptedMs.length;
+  const pool = apiPool.summary();
+  const requests = serviceLoad.sent;
+  interface Step {
+    name: string;
+    s: { count: number; mean: number; p50: number; p99: number; total: number };
+  }
+  const steps: Step[] = [
+    { name: `wait for an API pool connection (ORM pool max ${API_POOL_MAX ?? 10})`, s: pool.acquire },
+    { name: 'rate limiter consume (one upsert on the connection\'s rate_limits row, own pool max 4)', s: rateLimitTimer.summary() },
+    ...pool.statements.map(([kind, s]) => ({ name: `SQL ${kind}`, s })),
+    { name: 'Temporal workflow.start (no transaction or pool connection held)', s: startTimer.summary() },
+  ];
+  const accounted = steps.reduce((sum, step) => sum + step.s.total, 0) / requests;
+  const stepRow = (name: string, s: Step['s']) =>
+    `| ${name} | ${s.count} | ${ms(s.mean)} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.total / requests)} |`;
+
+  out(`bench/ingest  DURATION_S=${DURATION_S}  CLIENTS=${CLIENTS}  warm-up=${WARMUP_S} s per path (not counted)  API pool max ${API_POOL_MAX ?? 10}`);
+  out();
+  out('Service (POST /v1/in/{inboundKey}: Koa, connection lookup, signature, rate limiter, row insert, workflow start)');
+  pathLines(service, 'service', serviceLoop, threadService);
+  out(`  rows PROCESSED          ${counts.processed} of ${service.accepted} accepted   (rows by status: ${[...statusCounts].map(([s, n]) => `${s} ${n}`).join(', ')})`);
+  out(`  ingestEvent runs        ${counts.completed} completed of ${counts.runs} started, ${counts.running} running`);
+  out(`                          (count 'WorkflowType = "ingestEvent" AND AccountId = "${account.id}"' [AND ExecutionStatus = "Completed"])`);
+  out(`  lost: ${lost}`);
+  out(`  duplicated runs: ${duplicatedRuns}   rows of posts not answered 202: ${unanswered}`);
+  out(`  processed end to end    ${fmt(eventRows.length / endToEndS, 1)} events/s   (first post -> last PROCESSED, ${fmt(endToEndS, 1)} s; drain after the load ${fmt(drainS, 1)} s)`);
+  out(`  row insert -> PROCESSED p50 ${ms(percentile(toProcessed, 50))} ms, p99 ${ms(percentile(toProcessed, 99))} ms`);
+  out();
+  out(`Baseline (bare node:http: Map lookup, verifyWebhook, JSON.parse, one pg.Pool INSERT into inbound_events; pool max ${BASELINE_POOL_MAX})`);
+  pathLines(baseline, 'baseline', baselineLoop, threadBaseline);
+  out(`  rows stored             ${baselineStored} of ${baseline.accepted} accepted`);
+  out();
+  out('Ratio');
+  out(`  throughput  service / baseline   ${fmt(service.perSecond / baseline.perSecond, 3)}  (baseline is ${fmt(baseline.perSecond / service.perSecond, 1)}x faster)`);
+  out(`  p50         service / baseline   ${fmt(service.p50 / baseline.p50, 1)}x`);
+  out(`  p99         service / baseline   ${fmt(service.p99 / baseline.p99, 1)}x`);
+  out();
+  out('| Path | Accepted (202) | Accepted/s | p50 ms | p90 ms | p99 ms | max ms | Non-202 |');
+  out('|---|---|---|---|---|---|---|---|');
+  out(row('service', service));
+  out(row('baseline', baseline));
+  out();
+  out(`Service request, where the time goes (measured phase, ${requests} requests; sequential steps, so the last column adds up)`);
+  out('| Step | Calls | mean ms | p50 ms | p99 ms | ms per request |');
+  out('|---|---|---|---|---|---|');
+  for (const step of steps) out(stepRow(step.name, step.s));
+  out(`| the rest: Koa, secret open + HMAC, zod, ORM and SDK code, event-loop queueing | – | – | – | – | ${ms(httpMean - accounted)} |`);
+  out(`| whole HTTP call (202s) | ${service.accepted} | ${ms(httpMean)} | ${ms(service.p50)} | ${ms(service.p99)} | ${ms(httpMean)} |`);
+  out(stepRow('(overlapping) API pool connection held for the transaction, begin -> release', pool.transactionHold));
+  out(stepRow('(overlapping) API pool connection held for a single statement', pool.statementHold));
+  out();
+  cpuLines('CPU seconds while the service took load (API, worker and client all in this process)', cpuServiceStart, cpuServiceLoaded, service.wallS);
+  cpuLines('CPU seconds while the runs drained after the load', cpuServiceLoaded, cpuServiceDrained, drainS);
+  cpuLines('CPU seconds while the baseline took load (baseline server and client in this process)', cpuBaselineStart, cpuBaselineEnd, baseline.wallS);
+  if (cpuServiceStart && cpuServiceDrained && cpuBaselineStart && cpuBaselineEnd) {
+    const perEvent = (before: CpuSnapshot, after: CpuSnapshot, events: number) =>
+      cpuBetween(before, after)
+        .filter(([, seconds]) => seconds >= 0.05)
+        .map(([name, seconds]) => `${name} ${fmt((1000 * seconds) / events, 2)}`)
+        .join(', ');
+    const totalPerEvent = (before: CpuSnapshot, after: CpuSnapshot, events: number) =>
+      (1000 * cpuBetween(before, after).reduce((sum, [, seconds]) => sum + seconds, 0)) / events;
+    out('CPU ms per accepted event');
+    out(`  service   ${fmt(totalPerEvent(cpuServiceStart, cpuServiceDrained, service.accepted), 2)}   (load + drain, until every run completed: ${perEvent(cpuServiceStart, cpuServiceDrained, service.accepted)})`);
+    out(`  baseline  ${fmt(totalPerEvent(cpuBaselineStart, cpuBaselineEnd, baseline.accepted), 2)}   (${perEvent(cpuBaselineStart, cpuBaselineEnd, baseline.accepted)})`);
+  }
+  if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
+  out();
+  out('Machine');
+  out(`  CPU cores (os.availableParallelism)  ${availableParallelism()}  (${cpus()[0]?.model.trim() ?? 'unknown'})`);
+  out(`  memory                                ${fmt(totalmem() / 1024 ** 3, 1)} GiB`);
+  out(`  Node                                  ${process.version}`);
+  out(`  PostgreSQL                            ${versionRows[0]!.version}  (${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded'})`);
+  out(`  load average at start (1/5/15 min)    ${loadAtStart.map((value) => fmt(value, 2)).join(' / ')}`);
+  out(`  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, in-memory)`);
+
+  const ok =
+    lost === 0 &&
+    duplicatedRuns === 0 &&
+    unanswered === 0 &&
+    counts.processed === service.accepted &&
+    counts.completed === service.accepted &&
+    counts.runs === service.accepted &&
+    baselineStored === baseline.accepted &&
+    service.accepted > 0 &&
+    baseline.accepted > 0;
+  if (!ok) progress('FAILED: accepted events lost or duplicated, or counts that do not match the 202s (see above)');
+  return ok ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    progress('done');
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    progress(`failed: ${(error as Error).stack ?? String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBench(progress, main);

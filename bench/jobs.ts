@@ -1,0 +1,535 @@
+/**
+ * `npm run bench:jobs`: the recording-job lifecycle over HTTP, as a client drives it with its API key (create,
+ * update, execute, submit a recording, select it, accept, get), through the whole service: Koa, the job's Temporal
+ * workflow (update validator, lock, activity, history), Postgres. Against two baselines measured in the same run
+ * with the same client: the same HTTP API whose job handlers write to Postgres themselves (createJobRecord /
+ * applyJobAction, no Temporal), and those domain functions called directly with no HTTP at all. Figures go to
+ * stdout, progress to stderr.
+ *
+ * Environment (all optional): N lifecycles per path (100), CONCURRENCY lifecycles in flight (8), WARMUP lifecycles per
+ * path before measuring (8, not counted), SETTLE_TIMEOUT_S to wait for the job runs and their event fan-outs to close
+ * (300), DATABASE_URL (a server to create a scratch database on; embedded PostgreSQL otherwise), LOG_LEVEL for the
+ * service's own logs on stderr (warn).
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { createAccount } from '../src/domain/accounts/create-account.ts';
+import { createApp } from '../src/domain/apps/create-app.ts';
+import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
+import { applyJobAction } from '../src/domain/jobs/apply-job-action.ts';
+import { createJobRecord } from '../src/domain/jobs/create-job-record.ts';
+import type { JobView } from '../src/domain/jobs/job-view.ts';
+import { getRecordingJob } from '../src/domain/jobs/read-jobs.ts';
+import { createNotification } from '../src/domain/notifications/create-notification.ts';
+import type { Orm } from '../src/persistence/orm.ts';
+import { jobWorkflowId } from '../src/temporal/workflow-ids.ts';
+import { cpuBetween, type CpuSnapshot } from './support/cpu.ts';
+import { cpuSnapshotWithReaped } from './support/cpu-reaped.ts';
+import { positiveInt } from './support/env.ts';
+import { updateTimelines, type UpdateTimeline } from './support/job-history.ts';
+import { startJobsBaseline } from './support/jobs-baseline.ts';
+import { createJsonClient, type JsonClient, type TimedResponse } from './support/json-client.ts';
+import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext, type Stack } from './support/stack.ts';
+import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
+
+const N = positiveInt('N', 100);
+const CONCURRENCY = positiveInt('CONCURRENCY', 8);
+const WARMUP = positiveInt('WARMUP', 8, 0);
+const SETTLE_TIMEOUT_S = positiveInt('SETTLE_TIMEOUT_S', 300);
+// The production schedule; job events go to no endpoint in this run, so these only matter to an unused code path.
+const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
+const namespace = 'default';
+const taskQueue = `bench-jobs-${randomBytes(4).toString('hex')}`;
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const progress = (message: string) => process.stderr.write(`[bench:jobs] ${message}\n`);
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
+/** The seven calls of one lifecycle, in the order they are made. */
+const kinds = ['create', 'update', 'execute', 'recording', 'select', 'accept', 'get'] as const;
+type Kind = (typeof kinds)[number];
+const httpLabel: Record<Kind, string> = {
+  create: 'POST /job/create',
+  update: 'PUT /job/update',
+  execute: 'POST /job/executeJob',
+  recording: 'POST /job/recording',
+  select: 'POST /richPush/select',
+  accept: 'POST /job/accept',
+  get: 'GET /job/get',
+};
+const directLabel: Record<Kind, string> = {
+  create: 'createJobRecord',
+  update: 'applyJobAction update',
+  execute: 'applyJobAction execute',
+  recording: 'applyJobAction submitRecording',
+  select: 'applyJobAction select',
+  accept: 'applyJobAction accept',
+  get: 'getRecordingJob (read)',
+};
+/** The workflow update each call sends (GET sends none). */
+const updateName: Partial<Record<Kind, string>> = {
+  create: 'create',
+  update: 'update',
+  execute: 'execute',
+  recording: 'submitRecording',
+  select: 'select',
+  accept: 'accept',
+};
+
+// The job body from the spec's sample request (test/support/jobs.ts `sampleJob`), and the message it is for.
+const jobBody = (appId: string, notificationId: string) => ({
+  title: 'Weekend sale voice-over',
+  description: 'Friendly, upbeat, 10 seconds',
+  richPushLevel: 'TORSO',
+  dueDate: Date.now() + 7 * 24 * 3600 * 1000,
+  artistDueDate: Date.now() + 5 * 24 * 3600 * 1000,
+  artist: 'artist@example.com',
+  appId,
+  favourite: 0,
+  script: 'This weekend only: up to fifty percent off.',
+  notificationId,
+  jobType: 'RICHPUSH',
+});
+const jobChanges = { title: 'Weekend sale voice-over, second take', script: 'This weekend only: up to half off everything.' };
+const recordingOf = (index: number) => ({
+  url: `https://cdn.example.com/recordings/bench-${index}.mp3`,
+  fileName: `bench-${index}.mp3`,
+  mimeType: 'audio/mpeg',
+  durationMs: 10_000,
+  sizeBytes: 160_000,
+});
+const messageFields = (appId: string) => ({
+  appId,
+  title: 'Weekend sale',
+  subtitle: 'Up to 50% off',
+  text: 'Tap to hear the announcement',
+  action: 'Open',
+  fbTitle: 'Weekend sale',
+  fbSubtitle: 'Up to 50% off',
+  fbText: 'Open the app to see the offers',
+  expiry: 1440,
+  playTime: 1_795_000_000_000,
+  about: [],
+  filterId: 'segment-42',
+  priority: 'LOW',
+  favourite: 0,
+  type: 'RICHPUSH',
+  channel: 'PUSH',
+});
+
+interface Tenant {
+  accountId: string;
+  apiKey: string;
+  appId: string;
+}
+
+/** An account with one app and `count` DRAFT messages, made with the domain functions (not timed). */
+async function createTenant(orm: Orm, name: string, count: number): Promise<Tenant & { messages: string[] }> {
+  const { account, apiKey } = await createAccount(orm.em.fork(), { name });
+  const app = await createApp(orm.em.fork(), account.id, { name: `${name} app` });
+  const messages: string[] = [];
+  await runBounded(count, 4, async () => {
+    messages.push((await createNotification(orm.em.fork(), account.id, messageFields(app.id))).id);
+  });
+  return { accountId: account.id, apiKey, appId: app.id, messages };
+}
+
+interface CallSample {
+  kind: Kind;
+  jobId: string | undefined;
+  ms: number;
+  startedAt: number;
+  endedAt: number;
+}
+
+/** What one path's phase recorded: every call's timing, and everything that was not the expected answer. */
+class PhaseRecord {
+  readonly samples: CallSample[] = [];
+  /** `POST /job/create 500` → count. */
+  readonly unexpected = new Map<string, number>();
+  readonly problems: string[] = [];
+  completed = 0;
+  startedAt = Number.POSITIVE_INFINITY;
+  endedAt = Number.NEGATIVE_INFINITY;
+
+  add(sample: CallSample): void {
+    this.samples.push(sample);
+    this.startedAt = Math.min(this.startedAt, sample.startedAt);
+    this.endedAt = Math.max(this.endedAt, sample.endedAt);
+  }
+
+  fail(key: string, detail: string): void {
+    this.unexpected.set(key, (this.unexpected.get(key) ?? 0) + 1);
+    if (this.problems.length < 5) this.problems.push(`${key}: ${detail}`);
+  }
+
+  get unexpectedCount(): number {
+    return [...this.unexpected.values()].reduce((sum, count) => sum + count, 0);
+  }
+}
+
+/**
+ * One lifecycle over HTTP, exactly as a client makes it: create → update → execute → submit a recording → select
+ * it → accept → get. Each call is timed (request start → response read) and its status checked; a call that does
+ * not answer as expected ends the lifecycle (the next calls would need its answer).
+ */
+async function httpLifecycle(client: JsonClient, tenant: Tenant, notificationId: string, index: number, record: PhaseRecord): Promise<void> {
+  let jobId: string | undefined;
+  const step = async (kind: Kind, expected: number, method: string, path: string, body?: unknown): Promise<TimedResponse | undefined> => {
+    const response = await client.call(method, path, { token: tenant.apiKey, body });
+    if (response.status !== expected) {
+      record.fail(`${httpLabel[kind]} ${response.status || response.error}`, JSON.stringify(response.body ?? response.error).slice(0, 300));
+      return undefined;
+    }
+    record.add({ kind, jobId: jobId ?? (response.body as JobView).id, ms: response.ms, startedAt: response.startedAt, endedAt: response.endedAt });
+    return response;
+  };
+  const created = await step('create', 201, 'POST', '/job/create', jobBody(tenant.appId, notificationId));
+  if (!created) return;
+  jobId = (created.body as JobView).id;
+  const id = encodeURIComponent(jobId);
+  if (!(await step('update', 200, 'PUT', '/job/update', { id: jobId, ...jobChanges }))) return;
+  if (!(await step('execute', 200, 'POST', `/job/executeJob?id=${id}`))) return;
+  const submitted = await step('recording', 201, 'POST', `/job/recording?id=${id}`, recordingOf(index));
+  if (!submitted) return;
+  const fileId = (submitted.body as { fileId: string }).fileId;
+  if (!(await step('select', 200, 'POST', `/richPush/select?file_id=${encodeURIComponent(fileId)}`))) return;
+  const accepted = await step('accept', 200, 'POST', `/job/accept?id=${id}`);
+  if (!accepted) return;
+  const got = await step('get', 200, 'GET', `/job/get?id=${id}`);
+  if (!got) return;
+  const job = got.body as JobView;
+  if (job.status !== 'ACCEPTED' || job.selectedFileId !== fileId || job.recordings.length !== 1 || job.title !== jobChanges.title) {
+    record.fail('final job not as expected', JSON.stringify({ status: job.status, selectedFileId: job.selectedFileId, recordings: job.recordings.length, title: job.title }));
+    return;
+  }
+  record.completed += 1;
+}
+
+/**
+ * The same seven state changes with the domain's database functions, called in this process on a fresh ORM fork
+ * each (as the activities call them), with fresh transition ids; each call timed the same way.
+ */
+async function directLifecycle(orm: Orm, tenant: Tenant, notificationId: string, index: number, record: PhaseRecord): Promise<void> {
+  const jobId = randomUUID();
+  const timed = async <R>(kind: Kind, work: () => Promise<R>): Promise<R | undefined> => {
+    const startedAt = now();
+    try {
+      const result = await work();
+      const endedAt = now();
+      record.add({ kind, jobId, ms: endedAt - startedAt, startedAt, endedAt });
+      return result;
+    } catch (error) {
+      record.fail(`${directLabel[kind]} threw`, String(error));
+      return undefined;
+    }
+  };
+  // What the API's zod parse makes of the same body (isStock defaults to 0).
+  const { appId, ...fields } = jobBody(tenant.appId, notificationId);
+  const apply = (input: Parameters<typeof applyJobAction>[1]) => applyJobAction(orm.em.fork(), input);
+  if (!(await timed('create', () => createJobRecord(orm.em.fork(), { ...fields, isStock: 0, jobId, accountId: tenant.accountId, appId, transitionId: randomUUID() })))) return;
+  if (!(await timed('update', () => apply({ jobId, transitionId: randomUUID(), action: 'update', changes: jobChanges })))) return;
+  if (!(await timed('execute', () => apply({ jobId, transitionId: randomUUID(), action: 'execute' })))) return;
+  const fileId = randomUUID();
+  if (!(await timed('recording', () => apply({ jobId, transitionId: randomUUID(), action: 'submitRecording', fileId, recording: recordingOf(index) })))) return;
+  if (!(await timed('select', () => apply({ jobId, transitionId: randomUUID(), action: 'select', fileId })))) return;
+  if (!(await timed('accept', () => apply({ jobId, transitionId: randomUUID(), action: 'accept' })))) return;
+  const job = await timed('get', () => getRecordingJob(orm.em.fork(), tenant.accountId, jobId));
+  if (!job) return;
+  if (job.status !== 'ACCEPTED' || job.selectedFileId !== fileId || job.recordings.length !== 1) {
+    record.fail('final job not as expected', JSON.stringify({ status: job.status, selectedFileId: job.selectedFileId }));
+    return;
+  }
+  record.completed += 1;
+}
+
+async function runPhase(
+  label: string,
+  count: number,
+  signal: AbortSignal,
+  lifecycle: (index: number, record: PhaseRecord) => Promise<void>,
+): Promise<PhaseRecord> {
+  const record = new PhaseRecord();
+  progress(`${label}: ${count} lifecycles, ${CONCURRENCY} in flight`);
+  const timer = setInterval(() => progress(`${label}: ${record.completed}/${count} lifecycles done, ${record.samples.length} calls`), 2000);
+  try {
+    await runBounded(count, CONCURRENCY, async (index) => {
+      signal.throwIfAborted();
+      await lifecycle(index, record);
+    });
+  } finally {
+    clearInterval(timer);
+  }
+  progress(`${label}: ${record.completed}/${count} lifecycles done, ${record.samples.length} calls, ${record.unexpectedCount} unexpected answers`);
+  for (const problem of record.problems) progress(`${label}: ${problem}`);
+  return record;
+}
+
+interface RunCounts {
+  jobRuns: number;
+  jobCompleted: number;
+  fanOuts: number;
+  fanOutsCompleted: number;
+  running: number;
+}
+
+async function countRuns(stack: Stack, accountId: string): Promise<RunCounts> {
+  const workflow = stack.temporal.client.workflow;
+  const scope = (type: string) => `WorkflowType = "${type}" AND AccountId = "${accountId}"`;
+  const [jobRuns, jobCompleted, fanOuts, fanOutsCompleted, running] = await Promise.all([
+    workflow.count(scope('recordingJob')),
+    workflow.count(`${scope('recordingJob')} AND ExecutionStatus = "Completed"`),
+    workflow.count(scope('fanOutEvent')),
+    workflow.count(`${scope('fanOutEvent')} AND ExecutionStatus = "Completed"`),
+    workflow.count(`AccountId = "${accountId}" AND ExecutionStatus = "Running"`),
+  ]);
+  return { jobRuns: jobRuns.count, jobCompleted: jobCompleted.count, fanOuts: fanOuts.count, fanOutsCompleted: fanOutsCompleted.count, running: running.count };
+}
+
+/**
+ * Waits until the account's job runs have all closed (each publishes its events after the caller has its answer,
+ * then completes) and so have the fan-out runs of those events; at least `jobs` job runs and `events` fan-outs.
+ */
+async function waitForRuns(label: string, stack: Stack, accountId: string, jobs: number, events: number, signal: AbortSignal): Promise<RunCounts> {
+  const deadline = Date.now() + SETTLE_TIMEOUT_S * 1000;
+  let lastReport = 0;
+  for (;;) {
+    signal.throwIfAborted();
+    const counts = await countRuns(stack, accountId);
+    const done = counts.running === 0 && counts.jobRuns >= jobs && counts.fanOuts >= events;
+    if (done || Date.now() - lastReport >= 2000) {
+      progress(`${label}: ${counts.jobCompleted}/${jobs} job runs and ${counts.fanOutsCompleted}/${events} event fan-outs completed, ${counts.running} running`);
+      lastReport = Date.now();
+    }
+    if (done) return counts;
+    if (Date.now() > deadline) throw new Error(`${label}: runs did not close within ${SETTLE_TIMEOUT_S} s`);
+    await sleep(250);
+  }
+}
+
+interface CallFigures {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+function callFigures(record: PhaseRecord, kind: Kind): CallFigures {
+  const sorted = ascending(record.samples.filter((sample) => sample.kind === kind).map((sample) => sample.ms));
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? Number.NaN,
+    mean: sorted.length ? sorted.reduce((sum, value) => sum + value, 0) / sorted.length : Number.NaN,
+  };
+}
+
+const ms = (value: number) => fmt(value, 1);
+
+function printPhase(title: string, record: PhaseRecord, labels: Record<Kind, string>, count: number): void {
+  const wallS = (record.endedAt - record.startedAt) / 1000;
+  out(title);
+  out(`  lifecycles              ${record.completed} of ${count} completed (7 calls each)`);
+  out(`  calls per second        ${fmt(record.samples.length / wallS, 1)}   (${record.samples.length} calls / ${fmt(wallS, 2)} s, first call start -> last call end, ${CONCURRENCY} lifecycles in flight)`);
+  out(`  unexpected answers      ${record.unexpectedCount}${record.unexpectedCount ? `   (${[...record.unexpected].map(([key, n]) => `${key} ×${n}`).join(', ')})` : ''}`);
+  out('| Call | Count | p50 ms | p90 ms | p99 ms | max ms |');
+  out('|---|---|---|---|---|---|');
+  for (const kind of kinds) {
+    const f = callFigures(record, kind);
+    out(`| ${labels[kind]} | ${f.count} | ${ms(f.p50)} | ${ms(f.p90)} | ${ms(f.p99)} | ${ms(f.max)} |`);
+  }
+  const all = ascending(record.samples.map((sample) => sample.ms));
+  out(`| all calls | ${all.length} | ${ms(percentile(all, 50))} | ${ms(percentile(all, 90))} | ${ms(percentile(all, 99))} | ${ms(all.at(-1) ?? Number.NaN)} |`);
+}
+
+const cpuLines = (title: string, before: CpuSnapshot | undefined, after: CpuSnapshot | undefined, wallS: number, lifecycles: number) => {
+  if (!before || !after) return;
+  const spent = cpuBetween(before, after).filter(([, seconds]) => seconds >= 0.05);
+  const total = spent.reduce((sum, [, seconds]) => sum + seconds, 0);
+  out(`${title}: ${fmt((1000 * total) / lifecycles, 1)} ms per lifecycle (${fmt(wallS, 1)} s wall; ${availableParallelism()} cores = ${fmt(wallS * availableParallelism(), 1)} core-s)`);
+  for (const [name, seconds] of spent) {
+    out(`  ${name.padEnd(36)}  ${fmt(seconds, 1)} s  (${fmt((100 * seconds) / wallS, 0)}% of one core; ${fmt((1000 * seconds) / lifecycles, 1)} ms per lifecycle)`);
+  }
+};
+
+async function main(context: BenchContext): Promise<number> {
+  const { signal, teardown } = context;
+  const loadAtStart = loadavg();
+  progress(`N=${N} CONCURRENCY=${CONCURRENCY} WARMUP=${WARMUP}`);
+  const stack = await startStack(context, progress, { taskQueue, namespace, delivery });
+  await startBenchWorker(context, progress, stack);
+  // The API as `npm run api` builds it: its own ORM pool (10), its own Temporal client.
+  const { services, api } = await startBenchApi(context, progress, stack);
+  const baselineServer = await startJobsBaseline(services);
+  teardown.add('baseline API server', baselineServer.close);
+  progress(`baseline API (same routes, job handlers writing directly) at ${baselineServer.url}`);
+  const serviceClient = createJsonClient(api.url, CONCURRENCY);
+  teardown.add('service client', async () => serviceClient.close());
+  const baselineClient = createJsonClient(baselineServer.url, CONCURRENCY);
+  teardown.add('baseline client', async () => baselineClient.close());
+
+  // One tenant per phase, so that each phase's runs can be counted on their own.
+  progress(`creating accounts, apps and ${3 * (N + WARMUP)} DRAFT messages`);
+  const measured = await createTenant(stack.workerOrm, 'bench-jobs', N);
+  const warm = await createTenant(stack.workerOrm, 'bench-jobs warm-up', WARMUP);
+  const httpBaseline = await createTenant(stack.workerOrm, 'bench-jobs HTTP baseline', N + WARMUP);
+  const directBaseline = await createTenant(stack.workerOrm, 'bench-jobs direct baseline', N + WARMUP);
+
+  // --- Service path ---------------------------------------------------------------------------------------------
+  if (WARMUP > 0) {
+    const warmed = await runPhase('service warm-up', WARMUP, signal, (index, record) => httpLifecycle(serviceClient, warm, warm.messages[index]!, index, record));
+    await waitForRuns('service warm-up', stack, warm.accountId, warmed.completed, 3 * warmed.completed, signal);
+  }
+  const cpuServiceStart = cpuSnapshotWithReaped();
+  const service = await runPhase('service', N, signal, (index, record) => httpLifecycle(serviceClient, measured, measured.messages[index]!, index, record));
+  const cpuServiceCalls = cpuSnapshotWithReaped();
+  const jobsStarted = new Set(service.samples.filter((sample) => sample.kind === 'create').map((sample) => sample.jobId!)).size;
+  const counts = await waitForRuns('service runs', stack, measured.accountId, jobsStarted, 3 * service.completed, signal);
+  const cpuServiceSettled = cpuSnapshotWithReaped();
+  const settledAt = now();
+  const { rows: eventRows } = await stack.sql.query<{ type: string; n: string }>(
+    `select type, count(*) as n from outbound_events where account_id = $1 group by type order by type`,
+    [measured.accountId],
+  );
+
+  // Where a service call's time goes: the Temporal server's own timestamps for each update, from every run's history.
+  progress('reading the job runs’ histories');
+  const byJob = new Map<string, Map<Kind, CallSample>>();
+  for (const sample of service.samples) {
+    if (!sample.jobId) continue;
+    const calls = byJob.get(sample.jobId) ?? new Map<Kind, CallSample>();
+    calls.set(sample.kind, sample);
+    byJob.set(sample.jobId, calls);
+  }
+  interface Stages {
+    toAccepted: number[];
+    toScheduled: number[];
+    toStarted: number[];
+    activity: number[];
+    toCompleted: number[];
+    toAnswered: number[];
+    whole: number[];
+  }
+  const stages = new Map<Kind, Stages>();
+  let matched = 0;
+  for (const [jobId, calls] of byJob) {
+    signal.throwIfAborted();
+    const history = await stack.temporal.client.workflow.getHandle(jobWorkflowId(jobId)).fetchHistory();
+    const timelines: UpdateTimeline[] = updateTimelines(history, ['createJobRecord', 'applyJobAction']);
+    for (const kind of kinds) {
+      const name = updateName[kind];
+      const call = calls.get(kind);
+      const timeline = name ? timelines.find((candidate) => candidate.name === name) : undefined;
+      if (!call || !timeline) continue;
+      matched += 1;
+      const s = stages.get(kind) ?? { toAccepted: [], toScheduled: [], toStarted: [], activity: [], toCompleted: [], toAnswered: [], whole: [] };
+      s.toAccepted.push(timeline.accepted - call.startedAt);
+      s.toScheduled.push(timeline.activityScheduled - timeline.accepted);
+      s.toStarted.push(timeline.activityStarted - timeline.activityScheduled);
+      s.activity.push(timeline.activityCompleted - timeline.activityStarted);
+      s.toCompleted.push(timeline.completed - timeline.activityCompleted);
+      s.toAnswered.push(call.endedAt - timeline.completed);
+      s.whole.push(call.ms);
+      stages.set(kind, s);
+    }
+  }
+
+  // --- Baseline: the same HTTP API, job handlers writing to Postgres themselves ---------------------------------
+  if (WARMUP > 0) {
+    await runPhase('HTTP baseline warm-up', WARMUP, signal, (index, record) =>
+      httpLifecycle(baselineClient, httpBaseline, httpBaseline.messages[N + index]!, N + index, record),
+    );
+  }
+  const cpuHttpStart = cpuSnapshotWithReaped();
+  const viaHttp = await runPhase('HTTP baseline', N, signal, (index, record) => httpLifecycle(baselineClient, httpBaseline, httpBaseline.messages[index]!, index, record));
+  const cpuHttpEnd = cpuSnapshotWithReaped();
+
+  // --- Baseline: the domain's database functions, called directly ----------------------------------------------
+  if (WARMUP > 0) {
+    await runPhase('direct baseline warm-up', WARMUP, signal, (index, record) =>
+      directLifecycle(stack.workerOrm, directBaseline, directBaseline.messages[N + index]!, N + index, record),
+    );
+  }
+  const cpuDirectStart = cpuSnapshotWithReaped();
+  const direct = await runPhase('direct baseline', N, signal, (index, record) =>
+    directLifecycle(stack.workerOrm, directBaseline, directBaseline.messages[index]!, index, record),
+  );
+  const cpuDirectEnd = cpuSnapshotWithReaped();
+
+  // --- Machine ---------------------------------------------------------------------------------------------------
+  const { rows: versionRows } = await stack.sql.query<{ version: string }>('select version()');
+  const temporalCli = spawnSync('temporal', ['--version'], { encoding: 'utf8' });
+
+  // --- Report ----------------------------------------------------------------------------------------------------
+  const serviceWallS = (service.endedAt - service.startedAt) / 1000;
+  out(`bench/jobs  N=${N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)`);
+  out();
+  printPhase('Service (HTTP -> Koa -> Temporal update -> job workflow -> activity -> Postgres)', service, httpLabel, N);
+  out(`  job runs                ${counts.jobCompleted} completed of ${counts.jobRuns} started; event fan-outs ${counts.fanOutsCompleted} completed of ${counts.fanOuts}; ${counts.running} running`);
+  out(`                          (all closed ${fmt((settledAt - service.endedAt) / 1000, 1)} s after the last call; events stored: ${eventRows.map((row) => `${row.type} ${row.n}`).join(', ') || 'none'})`);
+  out();
+  printPhase('Baseline over HTTP (the same API: Koa, auth, zod, ownership reads; job handlers call createJobRecord/applyJobAction on an ORM fork, no Temporal)', viaHttp, httpLabel, N);
+  out();
+  printPhase('Baseline, direct calls (createJobRecord / applyJobAction / getRecordingJob on an ORM fork of the worker pool; no HTTP)', direct, directLabel, N);
+  out();
+  out('Ratio of p50s, per call type');
+  out('| Call | service p50 ms | HTTP baseline p50 ms | service / HTTP baseline | direct p50 ms | service / direct |');
+  out('|---|---|---|---|---|---|');
+  for (const kind of kinds) {
+    const s = callFigures(service, kind);
+    const h = callFigures(viaHttp, kind);
+    const d = callFigures(direct, kind);
+    out(`| ${httpLabel[kind]} | ${ms(s.p50)} | ${ms(h.p50)} | ${fmt(s.p50 / h.p50, 1)}x | ${ms(d.p50)} | ${fmt(s.p50 / d.p50, 1)}x |`);
+  }
+  const callsPerS = (record: PhaseRecord) => record.samples.length / ((record.endedAt - record.startedAt) / 1000);
+  out(`| calls per second (all types) | ${fmt(callsPerS(service), 1)} | ${fmt(callsPerS(viaHttp), 1)} | ${fmt(callsPerS(service) / callsPerS(viaHttp), 3)} | ${fmt(callsPerS(direct), 1)} | ${fmt(callsPerS(service) / callsPerS(direct), 3)} |`);
+  out();
+  out(`Service call, where the time goes (means in ms, so a row adds up; Temporal server timestamps from ${byJob.size} job histories, ${matched} calls matched)`);
+  out('| Call | start -> update accepted | accepted -> activity scheduled | scheduled -> activity started | activity started -> completed | activity completed -> update completed | update completed -> response read | whole call |');
+  out('|---|---|---|---|---|---|---|---|');
+  const mean = (values: number[]) => (values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : Number.NaN);
+  for (const kind of kinds) {
+    const s = stages.get(kind);
+    if (!s) continue;
+    out(`| ${httpLabel[kind]} | ${ms(mean(s.toAccepted))} | ${ms(mean(s.toScheduled))} | ${ms(mean(s.toStarted))} | ${ms(mean(s.activity))} | ${ms(mean(s.toCompleted))} | ${ms(mean(s.toAnswered))} | ${ms(mean(s.whole))} |`);
+  }
+  out('  start -> accepted: HTTP, auth and ownership reads, the gRPC call, a workflow task to the worker (for create: the start');
+  out('    of the run first), the validator and the handler up to the activity; accepted -> scheduled: that task completing;');
+  out('    scheduled -> started: the activity is handed to this worker eagerly with that completion; activity: the');
+  out('    createJobRecord/applyJobAction transaction in the worker; activity completed -> update completed: a second workflow');
+  out('    task; update completed -> response read: the answer back through the API and HTTP');
+  out();
+  cpuLines('CPU, service (calls, then until every run closed)', cpuServiceStart, cpuServiceSettled, (settledAt - service.startedAt) / 1000, N);
+  cpuLines('CPU, service, during the calls only', cpuServiceStart, cpuServiceCalls, serviceWallS, N);
+  cpuLines('CPU, HTTP baseline', cpuHttpStart, cpuHttpEnd, (viaHttp.endedAt - viaHttp.startedAt) / 1000, N);
+  cpuLines('CPU, direct baseline', cpuDirectStart, cpuDirectEnd, (direct.endedAt - direct.startedAt) / 1000, N);
+  if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
+  out();
+  out('Machine');
+  out(`  CPU cores (os.availableParallelism)  ${availableParallelism()}  (${cpus()[0]?.model.trim() ?? 'unknown'})`);
+  out(`  memory                                ${fmt(totalmem() / 1024 ** 3, 1)} GiB`);
+  out(`  Node                                  ${process.version}`);
+  out(`  PostgreSQL                            ${versionRows[0]!.version}  (${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded'})`);
+  out(`  load average at start (1/5/15 min)    ${loadAtStart.map((value) => fmt(value, 2)).join(' / ')}`);
+  out(`  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, in-memory)`);
+
+  const unexpected = service.unexpectedCount + viaHttp.unexpectedCount + direct.unexpectedCount;
+  const ok =
+    unexpected === 0 &&
+    service.completed === N &&
+    viaHttp.completed === N &&
+    direct.completed === N &&
+    counts.jobCompleted === N &&
+    counts.jobRuns === N &&
+    counts.fanOutsCompleted === 3 * N;
+  if (!ok) progress(`FAILED: ${unexpected} unexpected answers, or lifecycles or runs that did not complete (see above)`);
+  return ok ? 0 : 1;
+}
+
+runBench(progress, main);

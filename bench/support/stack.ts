@@ -1,0 +1,213 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { DeliverySettings } from '../../src/domain/deliveries/delivery-settings.ts';
+import { startEmbeddedTemporal } from '../../src/embedded/temporal.ts';
+import type { ApiServices } from '../../src/http/services.ts';
+import type { Logger } from '../../src/logger.ts';
+import { connectOrm, migrateUp, type Orm } from '../../src/persistence/orm.ts';
+import { generateSecretsKey } from '../../src/security/secret-box.ts';
+import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
+import { apiSettingsFrom, closeApiServices, createApiServices, type ServiceSettings } from '../../src/service/compose.ts';
+import { startServiceWorker } from '../../src/service/worker-process.ts';
+import { createTemporalClients, type TemporalClients } from '../../src/temporal/client.ts';
+import { bundleWorkflows } from '../../src/temporal/workflow-bundle.ts';
+import { installTemporalLogger, type RunningWorker } from '../../src/temporal/worker.ts';
+import { createTestDatabase } from '../../test/support/test-database.ts';
+import { createBenchLogger } from './logger.ts';
+
+type Progress = (message: string) => void;
+
+/**
+ * What a bench has started, stopped once and last first, however many callers ask (the signal handler and the end
+ * of the run). A step added once teardown has begun (something that was still starting when the signal came) is
+ * stopped as soon as it is added, and `run()` waits for it as well.
+ */
+export class Teardown {
+  readonly #progress: Progress;
+  readonly #steps: Array<[string, () => Promise<unknown>]> = [];
+  #done: Promise<void> | undefined;
+
+  constructor(progress: Progress) {
+    this.#progress = progress;
+  }
+
+  add(name: string, step: () => Promise<unknown>): void {
+    if (this.#done === undefined) this.#steps.push([name, step]);
+    else this.#done = this.#done.then(() => this.#stop(name, step));
+  }
+
+  /** Stops everything added so far (once); the same promise, extended by late additions, for every caller. */
+  run(): Promise<void> {
+    this.#done ??= (async () => {
+      for (let entry = this.#steps.pop(); entry; entry = this.#steps.pop()) await this.#stop(...entry);
+    })();
+    return this.#done;
+  }
+
+  async #stop(name: string, step: () => Promise<unknown>): Promise<void> {
+    this.#progress(`stopping: ${name}`);
+    await step().catch((error: unknown) => this.#progress(`cleanup of ${name} failed: ${String(error)}`));
+  }
+}
+
+export interface BenchContext {
+  logger: Logger;
+  teardown: Teardown;
+  /** Aborted on SIGINT/SIGTERM: loops and waits should stop early. */
+  signal: AbortSignal;
+}
+
+/**
+ * Runs a bench's `main` and owns its end: the exit code, and a teardown that runs exactly once. On SIGINT or SIGTERM
+ * the signal is aborted and the teardown starts at once (so calls blocked on the servers fail fast); the process
+ * exits 130 once `main` has settled too (at most 15 s later) and anything it started meanwhile has been stopped.
+ * A second signal exits at once.
+ */
+export function runBench(progress: Progress, main: (context: BenchContext) => Promise<number>): void {
+  const logger = createBenchLogger();
+  installTemporalLogger(logger);
+  const teardown = new Teardown(progress);
+  const interrupt = new AbortController();
+  let settled: Promise<void> | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal.aborted) process.exit(130);
+    progress(`${signal}: tearing down`);
+    interrupt.abort();
+    void (async () => {
+      await teardown.run();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, 15_000)))]);
+      clearTimeout(timer);
+      await teardown.run();
+    })().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  settled = main({ logger, teardown, signal: interrupt.signal })
+    .then(
+      (code) => {
+        process.exitCode = code;
+      },
+      (error: unknown) => {
+        progress(interrupt.signal.aborted ? `interrupted: ${String(error)}` : `failed: ${(error as Error).stack ?? String(error)}`);
+        process.exitCode = 1;
+      },
+    )
+    .then(() => teardown.run())
+    .then(() => {
+      if (interrupt.signal.aborted) return;
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      progress('done');
+    });
+}
+
+export interface StackOptions {
+  taskQueue: string;
+  namespace?: string;
+  delivery: DeliverySettings;
+  outboundAllowCidrs?: string;
+}
+
+/** The shared part of every bench's stack: a scratch database (migrated), a Temporal dev server, the bundle. */
+export interface Stack {
+  settings: ServiceSettings;
+  bundle: WorkflowBundleWithSourceMap;
+  /** The worker's pool (connectOrm's default size), also used for set-up through the domain functions. */
+  workerOrm: Orm;
+  /** A plain client for the bench's own queries. */
+  sql: pg.Client;
+  /** The bench's own Temporal client (visibility counts, histories). */
+  temporal: TemporalClients;
+}
+
+/**
+ * Starts, in order: a scratch database (on DATABASE_URL, else embedded PostgreSQL), the Temporal dev server (in
+ * memory), the workflow bundle, the worker's ORM pool (migrations applied), a SQL client and a Temporal client.
+ * Each is added to the teardown as soon as it exists.
+ */
+export async function startStack(context: BenchContext, progress: Progress, options: StackOptions): Promise<Stack> {
+  const { logger, teardown } = context;
+  const namespace = options.namespace ?? 'default';
+  progress(process.env.DATABASE_URL ? 'creating a scratch database on DATABASE_URL' : 'starting embedded PostgreSQL');
+  const database = await createTestDatabase(logger);
+  teardown.add('database', database.drop);
+  context.signal.throwIfAborted();
+
+  progress('starting the Temporal dev server');
+  const temporalServer = await startEmbeddedTemporal({ namespace, logger });
+  teardown.add('Temporal dev server', temporalServer.stop);
+  context.signal.throwIfAborted();
+
+  progress('bundling workflow code');
+  const bundle = await bundleWorkflows(logger);
+
+  const workerOrm = await connectOrm(database.url);
+  teardown.add('worker ORM', () => workerOrm.close());
+  const applied = await migrateUp(workerOrm);
+  progress(`applied ${applied.length} migrations`);
+  const sql = new pg.Client({ connectionString: database.url });
+  await sql.connect();
+  teardown.add('SQL client', () => sql.end());
+
+  const temporal = createTemporalClients(temporalServer.address, namespace);
+  teardown.add('Temporal client', () => temporal.connection.close());
+  context.signal.throwIfAborted();
+
+  const settings: ServiceSettings = {
+    databaseUrl: database.url,
+    temporalAddress: temporalServer.address,
+    namespace,
+    taskQueue: options.taskQueue,
+    secretsKey: generateSecretsKey(),
+    outboundAllowCidrs: options.outboundAllowCidrs,
+    delivery: options.delivery,
+    logger,
+  };
+  return { settings, bundle, workerOrm, sql, temporal };
+}
+
+/** The real worker (`startServiceWorker`) on the stack's task queue, with the worker ORM pool. */
+export async function startBenchWorker(context: BenchContext, progress: Progress, stack: Stack, options: { outboundCa?: string } = {}): Promise<RunningWorker> {
+  progress('starting the worker');
+  const worker = await startServiceWorker(stack.settings, stack.workerOrm, { workflowBundle: stack.bundle, ...options });
+  context.teardown.add('worker', worker.stop);
+  context.signal.throwIfAborted();
+  return worker;
+}
+
+export interface BenchApi {
+  services: ApiServices;
+  api: RunningApi;
+}
+
+/**
+ * The API as in its own process (`createApiServices`: its own ORM pool, unless `poolMax` asks for one of that size,
+ * its own Temporal client, the Postgres rate limiter), served by `startApiServer` on a free loopback port.
+ */
+export async function startBenchApi(
+  context: BenchContext,
+  progress: Progress,
+  stack: Stack,
+  options: { poolMax?: number | undefined; rateLimit?: { perSecond: number; burst: number } } = {},
+): Promise<BenchApi> {
+  const { teardown } = context;
+  const apiOrm = options.poolMax === undefined ? undefined : await connectOrm(stack.settings.databaseUrl, options.poolMax);
+  if (apiOrm) teardown.add('API ORM', () => apiOrm.close());
+  const rateLimit = options.rateLimit ?? { perSecond: 100, burst: 200 };
+  const services = await createApiServices(
+    apiSettingsFrom(stack.settings, {
+      ADMIN_TOKEN: `adm_bench_${randomBytes(24).toString('hex')}`,
+      INGEST_RATE_LIMIT_PER_SECOND: rateLimit.perSecond,
+      INGEST_RATE_LIMIT_BURST: rateLimit.burst,
+    }),
+    apiOrm,
+  );
+  teardown.add('API services', () => closeApiServices(services, { keepOrm: apiOrm !== undefined }));
+  const api = await startApiServer(0, services, '127.0.0.1');
+  teardown.add('API server', api.close);
+  progress(`API at ${api.url}`);
+  context.signal.throwIfAborted();
+  return { services, api };
+}
