@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import { createEndpoint } from '../src/domain/endpoints/create-endpoint.ts';
@@ -21,11 +21,12 @@ import { parseAllowCidrs, systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
 import { buildWebhookHeaders } from '../src/security/standard-webhooks.ts';
 import { createBaselineClient } from './support/baseline.ts';
-import { generateBenchCertificate } from './support/certificate.ts';
+import { generateTestCertificate } from '../test/support/certificate.ts';
 import { cpuBetween, cpuSnapshot } from './support/cpu.ts';
 import { Recording, startBenchReceiver, type BenchReceiver } from './support/receiver.ts';
 import { runBench, startBenchWorker, startStack, type BenchContext } from './support/stack.ts';
 import { ascending, figuresOf, fmt, percentile, runBounded, type PhaseFigures } from './support/stats.ts';
+import { machineLines } from './support/machine.ts';
 
 const positiveInt = (name: string, fallback: number, min = 1) => {
   const raw = process.env[name];
@@ -82,7 +83,7 @@ async function main(context: BenchContext): Promise<number> {
   const publisherOrm: Orm = await connectOrm(settings.databaseUrl);
   teardown.add('publisher ORM', () => publisherOrm.close());
 
-  const certificate = await generateBenchCertificate();
+  const certificate = await generateTestCertificate();
   const receiver: BenchReceiver = await startBenchReceiver(certificate);
   teardown.add('receiver', receiver.close);
 
@@ -272,13 +273,11 @@ async function main(context: BenchContext): Promise<number> {
     if (process.env.DATABASE_URL) out('  (PostgreSQL at DATABASE_URL is not this process tree\'s, so it is not counted)');
   }
   out();
-  out('Machine');
-  out(`  CPU cores (os.availableParallelism)  ${availableParallelism()}  (${cpus()[0]?.model.trim() ?? 'unknown'})`);
-  out(`  memory                                ${fmt(totalmem() / 1024 ** 3, 1)} GiB`);
-  out(`  Node                                  ${process.version}`);
-  out(`  PostgreSQL                            ${versionRows[0]!.version}  (${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded'})`);
-  out(`  load average at start (1/5/15 min)    ${loadAtStart.map((value) => fmt(value, 2)).join(' / ')}`);
-  out(`  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, in-memory)`);
+  for (const line of machineLines({
+    postgresVersion: versionRows[0]!.version,
+    loadAtStart,
+    temporalVersion: temporalCli.status === 0 ? temporalCli.stdout.trim() : undefined,
+  })) out(line);
 
   const ok =
     service.received === N &&

@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Client } from '@temporalio/client';
@@ -22,8 +22,7 @@ import { createConnection } from '../src/domain/connections/create-connection.ts
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
 import { buildWebhookHeaders } from '../src/security/standard-webhooks.ts';
-import { cpuBetween, type CpuSnapshot } from './support/cpu.ts';
-import { cpuSnapshotWithReaped } from './support/cpu-reaped.ts';
+import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
 import { positiveInt } from './support/env.ts';
 import { driveLoad, type LoadRequest, type LoadResult } from './support/http-load.ts';
 import { startIngestBaseline, type BaselineConnection } from './support/ingest-baseline.ts';
@@ -31,6 +30,7 @@ import { PoolProbe } from './support/pg-probe.ts';
 import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext } from './support/stack.ts';
 import { StageTimer } from './support/stage-timer.ts';
 import { ascending, fmt, percentile } from './support/stats.ts';
+import { machineLines } from './support/machine.ts';
 
 const DURATION_S = positiveInt('DURATION_S', 20);
 const CLIENTS = positiveInt('CLIENTS', 32);
@@ -232,10 +232,10 @@ async function main(context: BenchContext): Promise<number> {
   apiPool.recording = true;
   const serviceLoop = monitorEventLoopDelay({ resolution: 10 });
   serviceLoop.enable();
-  const cpuServiceStart = cpuSnapshotWithReaped();
+  const cpuServiceStart = cpuSnapshot();
   const threadServiceStart = process.threadCpuUsage();
   const serviceLoad = await load('service', { origin: api.url, inboundKey: measured.connection.inboundKey, secret: measured.signingSecret }, 'svc', DURATION_S, context.signal);
-  const cpuServiceLoaded = cpuSnapshotWithReaped();
+  const cpuServiceLoaded = cpuSnapshot();
   const threadService = process.threadCpuUsage(threadServiceStart);
   serviceLoop.disable();
   rateLimitTimer.recording = false;
@@ -244,7 +244,7 @@ async function main(context: BenchContext): Promise<number> {
   const service = figures(serviceLoad);
   const drainStarted = now();
   const counts = await waitForRuns('service runs', sql, temporalClients.client, { accountId: account.id, connectionId: measured.connection.id }, service.accepted, drainTimeoutMs, context.signal);
-  const cpuServiceDrained = cpuSnapshotWithReaped();
+  const cpuServiceDrained = cpuSnapshot();
   const drainS = (now() - drainStarted) / 1000;
 
   // Which accepted messages ended PROCESSED, and how long each took from its row's insert to PROCESSED.
@@ -277,10 +277,10 @@ async function main(context: BenchContext): Promise<number> {
   if (WARMUP_S > 0) await load('baseline warm-up', { origin: bare.origin, inboundKey: warm.connection.inboundKey, secret: warm.signingSecret }, 'bwarm', WARMUP_S, context.signal);
   const baselineLoop = monitorEventLoopDelay({ resolution: 10 });
   baselineLoop.enable();
-  const cpuBaselineStart = cpuSnapshotWithReaped();
+  const cpuBaselineStart = cpuSnapshot();
   const threadBaselineStart = process.threadCpuUsage();
   const baselineLoad = await load('baseline', { origin: bare.origin, inboundKey: measured.connection.inboundKey, secret: measured.signingSecret }, 'base', DURATION_S, context.signal);
-  const cpuBaselineEnd = cpuSnapshotWithReaped();
+  const cpuBaselineEnd = cpuSnapshot();
   const threadBaseline = process.threadCpuUsage(threadBaselineStart);
   baselineLoop.disable();
   const baseline = figures(baselineLoad);
@@ -374,13 +374,11 @@ async function main(context: BenchContext): Promise<number> {
   }
   if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
   out();
-  out('Machine');
-  out(`  CPU cores (os.availableParallelism)  ${availableParallelism()}  (${cpus()[0]?.model.trim() ?? 'unknown'})`);
-  out(`  memory                                ${fmt(totalmem() / 1024 ** 3, 1)} GiB`);
-  out(`  Node                                  ${process.version}`);
-  out(`  PostgreSQL                            ${versionRows[0]!.version}  (${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded'})`);
-  out(`  load average at start (1/5/15 min)    ${loadAtStart.map((value) => fmt(value, 2)).join(' / ')}`);
-  out(`  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, in-memory)`);
+  for (const line of machineLines({
+    postgresVersion: versionRows[0]!.version,
+    loadAtStart,
+    temporalVersion: temporalCli.status === 0 ? temporalCli.stdout.trim() : undefined,
+  })) out(line);
 
   const ok =
     lost === 0 &&

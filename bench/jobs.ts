@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createApp } from '../src/domain/apps/create-app.ts';
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
@@ -24,14 +24,14 @@ import { getRecordingJob } from '../src/domain/jobs/read-jobs.ts';
 import { createNotification } from '../src/domain/notifications/create-notification.ts';
 import type { Orm } from '../src/persistence/orm.ts';
 import { jobWorkflowId } from '../src/temporal/workflow-ids.ts';
-import { cpuBetween, type CpuSnapshot } from './support/cpu.ts';
-import { cpuSnapshotWithReaped } from './support/cpu-reaped.ts';
+import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
 import { positiveInt } from './support/env.ts';
 import { updateTimelines, type UpdateTimeline } from './support/job-history.ts';
 import { startJobsBaseline } from './support/jobs-baseline.ts';
 import { createJsonClient, type JsonClient, type TimedResponse } from './support/json-client.ts';
 import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext, type Stack } from './support/stack.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
+import { machineLines } from './support/machine.ts';
 
 const N = positiveInt('N', 100);
 const CONCURRENCY = positiveInt('CONCURRENCY', 8);
@@ -386,12 +386,12 @@ async function main(context: BenchContext): Promise<number> {
     const warmed = await runPhase('service warm-up', WARMUP, signal, (index, record) => httpLifecycle(serviceClient, warm, warm.messages[index]!, index, record));
     await waitForRuns('service warm-up', stack, warm.accountId, warmed.completed, 3 * warmed.completed, signal);
   }
-  const cpuServiceStart = cpuSnapshotWithReaped();
+  const cpuServiceStart = cpuSnapshot();
   const service = await runPhase('service', N, signal, (index, record) => httpLifecycle(serviceClient, measured, measured.messages[index]!, index, record));
-  const cpuServiceCalls = cpuSnapshotWithReaped();
+  const cpuServiceCalls = cpuSnapshot();
   const jobsStarted = new Set(service.samples.filter((sample) => sample.kind === 'create').map((sample) => sample.jobId!)).size;
   const counts = await waitForRuns('service runs', stack, measured.accountId, jobsStarted, 3 * service.completed, signal);
-  const cpuServiceSettled = cpuSnapshotWithReaped();
+  const cpuServiceSettled = cpuSnapshot();
   const settledAt = now();
   const { rows: eventRows } = await stack.sql.query<{ type: string; n: string }>(
     `select type, count(*) as n from outbound_events where account_id = $1 group by type order by type`,
@@ -446,9 +446,9 @@ async function main(context: BenchContext): Promise<number> {
       httpLifecycle(baselineClient, httpBaseline, httpBaseline.messages[N + index]!, N + index, record),
     );
   }
-  const cpuHttpStart = cpuSnapshotWithReaped();
+  const cpuHttpStart = cpuSnapshot();
   const viaHttp = await runPhase('HTTP baseline', N, signal, (index, record) => httpLifecycle(baselineClient, httpBaseline, httpBaseline.messages[index]!, index, record));
-  const cpuHttpEnd = cpuSnapshotWithReaped();
+  const cpuHttpEnd = cpuSnapshot();
 
   // --- Baseline: the domain's database functions, called directly ----------------------------------------------
   if (WARMUP > 0) {
@@ -456,11 +456,11 @@ async function main(context: BenchContext): Promise<number> {
       directLifecycle(stack.workerOrm, directBaseline, directBaseline.messages[N + index]!, N + index, record),
     );
   }
-  const cpuDirectStart = cpuSnapshotWithReaped();
+  const cpuDirectStart = cpuSnapshot();
   const direct = await runPhase('direct baseline', N, signal, (index, record) =>
     directLifecycle(stack.workerOrm, directBaseline, directBaseline.messages[index]!, index, record),
   );
-  const cpuDirectEnd = cpuSnapshotWithReaped();
+  const cpuDirectEnd = cpuSnapshot();
 
   // --- Machine ---------------------------------------------------------------------------------------------------
   const { rows: versionRows } = await stack.sql.query<{ version: string }>('select version()');
@@ -511,13 +511,11 @@ async function main(context: BenchContext): Promise<number> {
   cpuLines('CPU, direct baseline', cpuDirectStart, cpuDirectEnd, (direct.endedAt - direct.startedAt) / 1000, N);
   if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
   out();
-  out('Machine');
-  out(`  CPU cores (os.availableParallelism)  ${availableParallelism()}  (${cpus()[0]?.model.trim() ?? 'unknown'})`);
-  out(`  memory                                ${fmt(totalmem() / 1024 ** 3, 1)} GiB`);
-  out(`  Node                                  ${process.version}`);
-  out(`  PostgreSQL                            ${versionRows[0]!.version}  (${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded'})`);
-  out(`  load average at start (1/5/15 min)    ${loadAtStart.map((value) => fmt(value, 2)).join(' / ')}`);
-  out(`  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, in-memory)`);
+  for (const line of machineLines({
+    postgresVersion: versionRows[0]!.version,
+    loadAtStart,
+    temporalVersion: temporalCli.status === 0 ? temporalCli.stdout.trim() : undefined,
+  })) out(line);
 
   const unexpected = service.unexpectedCount + viaHttp.unexpectedCount + direct.unexpectedCount;
   const ok =

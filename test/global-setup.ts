@@ -12,7 +12,7 @@ import { startServiceWorker } from '../src/service/worker-process.ts';
 import { generateSecretsKey } from '../src/security/secret-box.ts';
 import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
 import { installTemporalLogger } from '../src/temporal/worker.ts';
-import { generateTestCertificate } from './support/receiver.ts';
+import { generateTestCertificate } from './support/certificate.ts';
 import { createTestDatabase } from './support/test-database.ts';
 
 declare module 'vitest' {

@@ -1,7 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** CPU seconds (user + system) by process name, for this process and everything it started (Linux /proc only). */
+/**
+ * CPU seconds (user + system) by process name, for this process and everything it started (Linux /proc only). Each
+ * process also carries the CPU of its children that have exited and been reaped (cutime + cstime): PostgreSQL forks
+ * a backend per connection, and without them a closed backend's CPU would vanish from the sum.
+ */
 export type CpuSnapshot = Map<string, number>;
 
 const ticksPerSecond = (() => {
@@ -22,9 +26,10 @@ function readStat(pid: string): ProcStat | undefined {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const close = text.lastIndexOf(')');
     const name = text.slice(text.indexOf('(') + 1, close);
-    // Fields after the name: state ppid … ; utime and stime are fields 14 and 15 of the whole line.
+    // Fields after the name: state ppid …; utime, stime, cutime, cstime are fields 14 to 17 of the whole line.
     const fields = text.slice(close + 2).split(' ');
-    return { pid: Number(pid), ppid: Number(fields[1]), name, cpuSeconds: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond };
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    return { pid: Number(pid), ppid: Number(fields[1]), name, cpuSeconds: ticks / ticksPerSecond };
   } catch {
     return undefined;
   }
@@ -56,7 +61,7 @@ export function cpuSnapshot(): CpuSnapshot | undefined {
   return snapshot;
 }
 
-/** CPU seconds spent between two snapshots, by name, largest first. Processes that came and went are not counted. */
+/** CPU seconds spent between two snapshots, by name, largest first. */
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): Array<[string, number]> {
   return [...after].map(([name, seconds]): [string, number] => [name, seconds - (before.get(name) ?? 0)]).sort((a, b) => b[1] - a[1]);
 }

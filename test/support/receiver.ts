@@ -1,21 +1,6 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { inject } from 'vitest';
-import { generate } from 'selfsigned';
-
-/** A certificate for `localhost`, 127.0.0.1 and ::1. Made once per run; the delivery client trusts it. */
-export async function generateTestCertificate(): Promise<{ cert: string; key: string }> {
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + 2 * 24 * 3600 * 1000),
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
-    ],
-  });
-  return { cert: pems.cert, key: pems.private };
-}
 
 export interface ReceivedRequest {
   path: string;

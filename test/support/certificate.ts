@@ -1,7 +1,10 @@
 import { generate } from 'selfsigned';
 
-/** A self-signed certificate for `localhost`, 127.0.0.1 and ::1; the delivery client and the baseline trust it. */
-export async function generateBenchCertificate(): Promise<{ cert: string; key: string }> {
+/**
+ * A self-signed certificate for `localhost`, 127.0.0.1 and ::1, made once per run: test receivers and bench
+ * receivers serve it and the delivery client is told to trust it. Free of vitest, so the benches can use it.
+ */
+export async function generateTestCertificate(): Promise<{ cert: string; key: string }> {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     algorithm: 'sha256',
