@@ -32,6 +32,7 @@ import { createJsonClient, type JsonClient, type TimedResponse } from './support
 import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext, type Stack } from './support/stack.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
+import { sampleMessage } from '../test/support/samples.ts';
 
 const N = positiveInt('N', 100);
 const CONCURRENCY = positiveInt('CONCURRENCY', 8);
@@ -100,24 +101,6 @@ const recordingOf = (index: number) => ({
   durationMs: 10_000,
   sizeBytes: 160_000,
 });
-const messageFields = (appId: string) => ({
-  appId,
-  title: 'Weekend sale',
-  subtitle: 'Up to 50% off',
-  text: 'Tap to hear the announcement',
-  action: 'Open',
-  fbTitle: 'Weekend sale',
-  fbSubtitle: 'Up to 50% off',
-  fbText: 'Open the app to see the offers',
-  expiry: 1440,
-  playTime: 1_795_000_000_000,
-  about: [],
-  filterId: 'segment-42',
-  priority: 'LOW',
-  favourite: 0,
-  type: 'RICHPUSH',
-  channel: 'PUSH',
-});
 
 interface Tenant {
   accountId: string;
@@ -131,7 +114,7 @@ async function createTenant(orm: Orm, name: string, count: number): Promise<Tena
   const app = await createApp(orm.em.fork(), account.id, { name: `${name} app` });
   const messages: string[] = [];
   await runBounded(count, 4, async () => {
-    messages.push((await createNotification(orm.em.fork(), account.id, messageFields(app.id))).id);
+    messages.push((await createNotification(orm.em.fork(), account.id, sampleMessage(app.id))).id);
   });
   return { accountId: account.id, apiKey, appId: app.id, messages };
 }
