@@ -7,7 +7,6 @@
  * (10, not counted), DATABASE_URL (a server to create a scratch database on; embedded PostgreSQL otherwise),
  * LOG_LEVEL for the service's own logs on stderr (warn).
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
@@ -216,9 +215,7 @@ async function main(context: BenchContext): Promise<number> {
   await waitForReceipts('baseline', baselineRecording, direct.ids, timeoutFor(N), signal);
   const bare = figuresOf(direct.sentAt, baselineRecording.receivedAt, baselineRecording);
 
-  // --- Machine ---------------------------------------------------------------------------------------------------
-  const { rows: versionRows } = await sql.query<{ version: string }>('select version()');
-  const temporalCli = spawnSync('temporal', ['--version'], { encoding: 'utf8' });
+  const machine = await machineLines(sql, loadAtStart);
 
   // --- Report ----------------------------------------------------------------------------------------------------
   const ms = (value: number) => fmt(value, 1);
@@ -273,11 +270,7 @@ async function main(context: BenchContext): Promise<number> {
     if (process.env.DATABASE_URL) out('  (PostgreSQL at DATABASE_URL is not this process tree\'s, so it is not counted)');
   }
   out();
-  for (const line of machineLines({
-    postgresVersion: versionRows[0]!.version,
-    loadAtStart,
-    temporalVersion: temporalCli.status === 0 ? temporalCli.stdout.trim() : undefined,
-  })) out(line);
+  for (const line of machine) out(line);
 
   const ok =
     service.received === N &&

@@ -11,7 +11,6 @@
  * DATABASE_URL (a server to create a scratch database on; embedded PostgreSQL otherwise), LOG_LEVEL for the
  * service's own logs on stderr (warn).
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
@@ -287,9 +286,7 @@ async function main(context: BenchContext): Promise<number> {
   const { rows: baselineCount } = await sql.query<{ n: string }>(`select count(*) as n from inbound_events where connection_id = $1`, [baselineRows.connection.id]);
   const baselineStored = Number(baselineCount[0]!.n);
 
-  // --- Machine ---------------------------------------------------------------------------------------------------
-  const { rows: versionRows } = await sql.query<{ version: string }>('select version()');
-  const temporalCli = spawnSync('temporal', ['--version'], { encoding: 'utf8' });
+  const machine = await machineLines(sql, loadAtStart);
 
   // --- Report ----------------------------------------------------------------------------------------------------
   const ms = (value: number) => fmt(value, 1);
@@ -374,11 +371,7 @@ async function main(context: BenchContext): Promise<number> {
   }
   if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
   out();
-  for (const line of machineLines({
-    postgresVersion: versionRows[0]!.version,
-    loadAtStart,
-    temporalVersion: temporalCli.status === 0 ? temporalCli.stdout.trim() : undefined,
-  })) out(line);
+  for (const line of machine) out(line);
 
   const ok =
     lost === 0 &&

@@ -11,7 +11,6 @@
  * (300), DATABASE_URL (a server to create a scratch database on; embedded PostgreSQL otherwise), LOG_LEVEL for the
  * service's own logs on stderr (warn).
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
@@ -445,9 +444,7 @@ async function main(context: BenchContext): Promise<number> {
   );
   const cpuDirectEnd = cpuSnapshot();
 
-  // --- Machine ---------------------------------------------------------------------------------------------------
-  const { rows: versionRows } = await stack.sql.query<{ version: string }>('select version()');
-  const temporalCli = spawnSync('temporal', ['--version'], { encoding: 'utf8' });
+  const machine = await machineLines(stack.sql, loadAtStart);
 
   // --- Report ----------------------------------------------------------------------------------------------------
   const serviceWallS = (service.endedAt - service.startedAt) / 1000;
@@ -494,11 +491,7 @@ async function main(context: BenchContext): Promise<number> {
   cpuLines('CPU, direct baseline', cpuDirectStart, cpuDirectEnd, (direct.endedAt - direct.startedAt) / 1000, N);
   if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
   out();
-  for (const line of machineLines({
-    postgresVersion: versionRows[0]!.version,
-    loadAtStart,
-    temporalVersion: temporalCli.status === 0 ? temporalCli.stdout.trim() : undefined,
-  })) out(line);
+  for (const line of machine) out(line);
 
   const unexpected = service.unexpectedCount + viaHttp.unexpectedCount + direct.unexpectedCount;
   const ok =

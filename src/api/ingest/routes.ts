@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DomainError } from '../../domain/errors.ts';
 import { ingestPost } from '../../domain/ingest/ingest-post.ts';
 import { directEnvelopeSchema } from '../../domain/ingest/normalise/envelope.ts';
 import { defineRoute } from '../../http/route.ts';
@@ -51,12 +52,7 @@ export const ingestRoutes = [
         return { status: 202, body: { events: outcome.results } satisfies z.infer<typeof batchAcceptedSchema> };
       }
       const { messageId, eventId, duplicate } = outcome.result;
-      if (duplicate) {
-        return {
-          status: 409,
-          body: { error: { code: 'duplicate_message', message: `messageId ${messageId} was already accepted as ${eventId}`, requestId: ctx.requestId } },
-        };
-      }
+      if (duplicate) throw new DomainError('duplicate_message', `messageId ${messageId} was already accepted as ${eventId}`);
       return { status: 202, body: { messageId, eventId } };
     },
   }),

@@ -45,8 +45,7 @@ export const stockRoutes = [
     body: slotFromStockBody,
     responses: { 201: { description: 'The slot and its message', schema: slotSchema }, 404: { description: 'No such stock item or app in this account' } },
     handler: async ({ query, body }, { em, account }) => {
-      const fields = { ...body, priority: 'NORMAL', favourite: 0, channel: 'PUSH' };
-      const { slot, notification } = await createSlotFromStock(em, account.id, query.stockId, fields);
+      const { slot, notification } = await createSlotFromStock(em, account.id, query.stockId, body);
       return { status: 201, body: { slotId: slot.id, stockId: slot.stockId, notification: toNotificationResponse(notification) } };
     },
   }),

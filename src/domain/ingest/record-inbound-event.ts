@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import type { EventConfig } from '../../persistence/entities/connection.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
-import { heldEventsOf, lockPerson, releaseHeldEvents, upsertVisitor } from '../visitors/link-visitor.ts';
+import { lockPerson } from '../../persistence/person-lock.ts';
+import { heldEventsOf, releaseHeldEvents, upsertVisitor } from '../visitors/link-visitor.ts';
 import { storeInboundEvent, type AcceptedEvent } from './store-inbound-event.ts';
 
 export type LinkOutcome =

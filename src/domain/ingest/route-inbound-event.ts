@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { routeEvent, type RoutingOutcome } from '../routing/route-event.ts';
-import { lockPerson, upsertVisitor } from '../visitors/link-visitor.ts';
+import { lockPerson } from '../../persistence/person-lock.ts';
+import { upsertVisitor } from '../visitors/link-visitor.ts';
 
 /** Retryable on purpose: the activity tries again shortly, by when the older event has been routed. */
 export class OlderEventsPending extends Error {

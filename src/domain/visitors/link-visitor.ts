@@ -3,21 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
+import { lockPerson } from '../../persistence/person-lock.ts';
 import { visitorLinked } from '../../../workflows/ingest-event-api.ts';
 
 export interface VisitorDetails {
   attributes?: Record<string, unknown> | undefined;
   email?: string | undefined;
   phone?: string | undefined;
-}
-
-/**
- * Serialises everything that links a person: creating the visitor, holding an event for it, releasing held events.
- * Without it, an event could be held just after the visitor's creation looked for held events, and wait for ever.
- */
-export async function lockPerson(em: EntityManager, accountId: string, clientUserId: string): Promise<void> {
-  // SqlEntityManager.execute runs inside the current transaction, so the lock lasts until it commits.
-  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${accountId}:${clientUserId}`]);
 }
 
 /** The visitor with this clientUserId, created or updated with the details (attributes merge, contacts replace). */
