@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { attemptDelivery } from '../src/domain/deliveries/attempt-delivery.ts';
 import { finishDelivery } from '../src/domain/deliveries/finish-delivery.ts';
 import { prepareDeliveries, type DeliveryTarget } from '../src/domain/deliveries/prepare-deliveries.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 /**
  * Delivery activities. Each forks its own EntityManager; the attempt turns the domain's verdict into what Temporal
@@ -18,7 +18,8 @@ export function createDeliveryActivities({ orm, http, secrets, temporal, deliver
       const em = orm.em.fork();
       const result = await attemptDelivery(
         { em, http, secrets, publish: { em, temporal, delivery } },
-        { deliveryId: input.deliveryId, attemptNumber: Context.current().info.attempt },
+        // Cancellation (a worker shutting down) aborts the request in flight; the attempt is recorded and retried.
+        { deliveryId: input.deliveryId, attemptNumber: Context.current().info.attempt, signal: Context.current().cancellationSignal },
       );
       switch (result.kind) {
         case 'delivered':

@@ -1,24 +1,10 @@
-import type { Client } from '@temporalio/client';
-import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
-import type { Logger } from '../src/logger.ts';
-import type { OutboundHttpClient } from '../src/outbound/http-client.ts';
-import type { Orm } from '../src/persistence/orm.ts';
-import type { SecretBox } from '../src/security/secret-box.ts';
 import { createDeliveryActivities } from './deliveries.ts';
+import type { ActivityDeps } from './deps.ts';
 import { createIngestActivities } from './ingest.ts';
 import { createJobActivities } from './jobs.ts';
 import { createSelfTestActivities } from './self-test.ts';
 
-/** Everything an activity may touch from outside. Tests pass real or fake ones. */
-export interface ActivityDeps {
-  orm: Orm;
-  logger: Logger;
-  http: OutboundHttpClient;
-  secrets: SecretBox;
-  /** A client for starting runs from an activity (publishing an event starts its fan-out). */
-  temporal: { client: Client; taskQueue: string };
-  delivery: DeliverySettings;
-}
+export type { ActivityDeps } from './deps.ts';
 
 export function createActivities(deps: ActivityDeps) {
   return {

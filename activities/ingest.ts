@@ -4,7 +4,7 @@ import type { AcceptedEvent } from '../src/domain/ingest/store-inbound-event.ts'
 import type { RoutingOutcome } from '../src/domain/routing/route-event.ts';
 import type { EventConfig } from '../src/persistence/entities/connection.ts';
 import { withDomainFailures } from './domain-failures.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 /** The ingest run's I/O: the event row, visitors, held-event release and routing. */
 export function createIngestActivities({ orm, temporal }: ActivityDeps) {

@@ -4,7 +4,7 @@ import type { JobView } from '../src/domain/jobs/job-view.ts';
 import type { EventType } from '../src/domain/events/event-types.ts';
 import { publishEvent } from '../src/domain/events/publish-event.ts';
 import { withDomainFailures } from './domain-failures.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 /** The recording job workflow's I/O: writing transitions to Postgres and emitting its outbound events. */
 export function createJobActivities({ orm, temporal, delivery }: ActivityDeps) {

@@ -1,4 +1,4 @@
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 export function createSelfTestActivities({ orm }: Pick<ActivityDeps, 'orm'>) {
   return {

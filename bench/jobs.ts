@@ -22,7 +22,7 @@ import type { JobView } from '../src/domain/jobs/job-view.ts';
 import { getRecordingJob } from '../src/domain/jobs/read-jobs.ts';
 import { createNotification } from '../src/domain/notifications/create-notification.ts';
 import type { Orm } from '../src/persistence/orm.ts';
-import { jobWorkflowId } from '../src/temporal/workflow-ids.ts';
+import { jobWorkflowId } from '../workflows/recording-job.contract.ts';
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
 import { positiveInt } from './support/env.ts';
 import { updateTimelines, type UpdateTimeline } from './support/job-history.ts';

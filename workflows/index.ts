@@ -1,4 +1,9 @@
-export { deliverWebhook, fanOutEvent } from './deliveries.ts';
+/**
+ * Every workflow the worker registers. A workflow's type is its export name here; each has a contract module
+ * (`<name>.contract.ts`) that callers use to start and message it.
+ */
+export { deliverWebhook } from './deliver-webhook.ts';
+export { fanOutEvent } from './fan-out-event.ts';
 export { ingestEvent } from './ingest-event.ts';
 export { recordingJob } from './recording-job.ts';
 export { selfTest } from './self-test.ts';

@@ -1,13 +1,7 @@
-import { ApplicationFailure, condition, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, condition, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { EventConfig } from '../src/persistence/entities/connection.ts';
-import type { AcceptedEvent } from '../src/domain/ingest/store-inbound-event.ts';
-import { ingestState, visitorLinked, type IngestState } from './ingest-event-api.ts';
-
-export interface IngestInput {
-  accepted: AcceptedEvent;
-  config: EventConfig;
-}
+import { failureReason } from './failure-reason.ts';
+import { ingestState, visitorLinked, type IngestEventInput, type IngestState } from './ingest-event.contract.ts';
 
 const { recordInboundEvent, finishInboundEvent } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -21,10 +15,9 @@ const { routeInboundEvent } = proxyActivities<Activities>({
 
 /**
  * One accepted event, `ingest:<connectionId>:<messageId>`: links it to its visitor (or holds it until that person
- * is linked, for at most holdTtlHours), then hands it to routing. The id makes a second run for the same message
- * impossible.
+ * is linked, for at most holdTtlHours), then hands it to routing.
  */
-export async function ingestEvent(input: IngestInput): Promise<IngestState> {
+export async function ingestEvent(input: IngestEventInput): Promise<IngestState> {
   const { accepted } = input;
   let state: IngestState = { status: 'RECEIVED', visitorId: null };
   let linkedVisitor: string | undefined;
@@ -54,7 +47,10 @@ export async function ingestEvent(input: IngestInput): Promise<IngestState> {
     setCurrentDetails(`Processed: ${outcome.reason}.`);
     return state;
   } catch (error) {
-    const reason = error instanceof Error ? (error.cause instanceof ApplicationFailure ? error.cause.message : error.message) : String(error);
+    // A step that failed for good (a business failure, or out of attempts) marks the event FAILED. Anything else is
+    // a bug in this code: it fails the workflow task, and the run resumes once a fixed worker is deployed.
+    if (!(error instanceof ActivityFailure)) throw error;
+    const reason = failureReason(error);
     await finishInboundEvent({ eventId: accepted.eventId, status: 'FAILED', reason });
     return (state = { status: 'FAILED', visitorId: null, reason });
   }

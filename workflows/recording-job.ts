@@ -13,9 +13,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import type { EventType } from '../src/domain/events/event-types.ts';
 import { isFinal, transition, type JobAction } from '../src/domain/jobs/job-transitions.ts';
 import type { JobView } from '../src/domain/jobs/job-view.ts';
-import type { EventType } from '../src/domain/events/event-types.ts';
 import { JobStatus } from '../src/temporal/search-attributes.ts';
 import {
   acceptJob,
@@ -26,30 +26,10 @@ import {
   selectRecording,
   submitRecording,
   updateJob,
-} from './recording-job-api.ts';
-
-interface PendingEvent {
-  eventId: string;
-  type: EventType;
-  result: Record<string, unknown>;
-}
-
-/** What a run hands to the next when it continues as new. */
-interface CarriedState {
-  job: JobView;
-  outbox: PendingEvent[];
-  artistOverdueSentFor: number | null;
-  overdueSentFor: number | null;
-}
-
-export interface RecordingJobInput {
-  jobId: string;
-  accountId: string;
-  appId: string;
-  carried?: CarriedState;
-  /** Continue as new past this many history events (the server's own suggestion also triggers it). */
-  historyLimit?: number;
-}
+  type CarriedJobState,
+  type PendingJobEvent,
+  type RecordingJobInput,
+} from './recording-job.contract.ts';
 
 const { createJobRecord, applyJobAction } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -78,7 +58,7 @@ function asUpdateFailure(error: unknown): unknown {
  */
 export async function recordingJob(input: RecordingJobInput): Promise<JobView | null> {
   let job: JobView | null = input.carried?.job ?? null;
-  const outbox: PendingEvent[] = input.carried?.outbox ?? [];
+  const outbox: PendingJobEvent[] = input.carried?.outbox ?? [];
   let artistOverdueSentFor = input.carried?.artistOverdueSentFor ?? null;
   let overdueSentFor = input.carried?.overdueSentFor ?? null;
   let createFailed = false;
@@ -217,8 +197,8 @@ export async function recordingJob(input: RecordingJobInput): Promise<JobView | 
     // checked before publishing, so a steady stream of updates cannot keep it from happening.
     if (!isFinal(job.status) && historyIsLong()) {
       await condition(allHandlersFinished);
-      const carried: CarriedState = { job, outbox, artistOverdueSentFor, overdueSentFor };
-      return continueAsNew<typeof recordingJob>({ ...input, carried });
+      const carried: CarriedJobState = { version: 1, job, outbox, artistOverdueSentFor, overdueSentFor };
+      return continueAsNew<typeof recordingJob>({ ...input, version: 1, carried });
     }
     const next = outbox[0];
     if (next) {

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { newId } from '../../src/security/ids.ts';
 import { verifyWebhook } from '../../src/security/standard-webhooks.ts';
-import { ingestWorkflowId } from '../../src/temporal/workflow-ids.ts';
+import { ingestWorkflowId } from '../../workflows/ingest-event.contract.ts';
 
 /** What the bare server knows about a connection, held in memory: no lookup, no decryption. */
 export interface BaselineConnection {

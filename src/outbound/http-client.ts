@@ -9,7 +9,8 @@ export interface OutboundResponse {
 }
 
 export interface OutboundHttpClient {
-  post(url: string, headers: Record<string, string>, body: string): Promise<OutboundResponse>;
+  /** `signal` aborts the request when the caller gives up on it, e.g. a cancelled activity on a worker shutting down. */
+  post(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<OutboundResponse>;
   close(): void;
 }
 
@@ -37,7 +38,7 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
   const agent = new Agent({ keepAlive: true, maxSockets: 64, lookup: guardedLookup(options.allow), ...(options.ca ? { ca: options.ca } : {}) });
 
   return {
-    post(url, headers, body) {
+    post(url, headers, body, signal) {
       const target = new URL(url);
       const host = normaliseHost(target.hostname);
       if (host.kind === 'ip') {
@@ -51,7 +52,7 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
             method: 'POST',
             agent,
             headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': 'richpush-webhooks/1' },
-            signal: AbortSignal.timeout(timeoutMs),
+            signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
           },
           (res) => {
             const chunks: Buffer[] = [];
@@ -76,8 +77,9 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
           },
         );
         req.once('error', (error: NodeJS.ErrnoException) => {
-          const reason =
-            error.name === 'AbortError' || error.name === 'TimeoutError'
+          const reason = signal?.aborted
+            ? 'aborted: the attempt was cancelled (worker shutting down or run cancelled)'
+            : error.name === 'AbortError' || error.name === 'TimeoutError'
               ? `timed out after ${timeoutMs} ms`
               : error.code === 'ERR_BLOCKED_ADDRESS'
                 ? `blocked address: ${error.message}`

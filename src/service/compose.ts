@@ -7,7 +7,7 @@ import { connectOrm, type Orm } from '../persistence/orm.ts';
 import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import { createTemporalClients, type TemporalClients } from '../temporal/client.ts';
-import type { ActivityDeps } from '../../activities/index.ts';
+import type { ActivityDeps } from '../../activities/deps.ts';
 
 /** The settings the API and the worker are built from, whichever entry point read them. */
 export interface ServiceSettings {

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountId, ClientUserId, EntityId, EntityType, EventType } from '../../src/temporal/search-attributes.ts';
-import { ingestState } from '../../workflows/ingest-event-api.ts';
+import { ingestState } from '../../workflows/ingest-event.contract.ts';
 import { call, newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection, waitForEvent, type ConnectionFixture } from '../support/ingest.ts';

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/temporal/search-attributes.ts';
-import { jobState } from '../../workflows/recording-job-api.ts';
+import { jobState } from '../../workflows/recording-job.contract.ts';
 import { call, newAccount, type ApiResponse, type TestAccount } from '../support/api.ts';
 import { newJob } from '../support/jobs.ts';
 import type { ReceivedRequest } from '../support/receiver.ts';

@@ -10,6 +10,7 @@ import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { newAccount } from '../support/api.ts';
 import { killWorker, startWorkerProcess } from '../support/instances.ts';
 import { newEndpoint, waitForDeliveries } from '../support/webhooks.ts';
+import { deliveryWorkflowId } from '../../workflows/deliver-webhook.contract.ts';
 
 let scratch: string;
 let orm: Orm;
@@ -51,14 +52,46 @@ describe('a delivery in flight survives a worker crash', () => {
       await killWorker(first);
 
       track(await startWorkerProcess(taskQueue, { NODE_EXTRA_CA_CERTS: caFile }));
+      // Once the delivery's run has ended, no attempt can follow: the count below is final.
+      expect(await client.workflow.getHandle(deliveryWorkflowId(eventId, endpoint.endpointId)).result()).toEqual({ status: 'succeeded' });
       const [delivery] = await waitForDeliveries(account, endpoint.endpointId, (items) => items[0]?.status === 'succeeded', 60_000);
-      // Give a duplicate time to show up, if there were one.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
 
       expect(endpoint.receiver.requests).toHaveLength(2);
       expect(endpoint.receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId]);
       expect(delivery.attemptCount).toBe(2);
       expect(delivery.attempts.map((attempt: { outcome: string }) => attempt.outcome)).toEqual(['retry', 'delivered']);
+    } finally {
+      await endpoint.receiver.close();
+    }
+  });
+
+  it('aborts the attempt in flight when its worker shuts down, and the next worker delivers it under the same webhook-id', { timeout: 120_000 }, async () => {
+    const caFile = join(scratch, 'receiver-ca-shutdown.pem');
+    await writeFile(caFile, inject('receiverCert'));
+    const taskQueue = `shutdown-${randomUUID()}`;
+    const account = await newAccount();
+    // The first request hangs for a minute; the HTTP timeout allows it, so only the shutdown can end it sooner.
+    const endpoint = await newEndpoint(account, ['webhook.test'], (_request, index) => (index === 0 ? { status: 200, delayMs: 60_000 } : { status: 200, body: 'ok' }));
+    try {
+      const first = track(await startWorkerProcess(taskQueue, { NODE_EXTRA_CA_CERTS: caFile, DELIVERY_TIMEOUT_MS: '60000' }));
+      const client = new Client({ connection, namespace: inject('namespace') });
+      const { eventId } = await publishEvent(
+        { em: orm.em.fork(), temporal: { client, taskQueue }, delivery: { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 5, timeoutMs: 60_000, disableAfterHours: 120 } },
+        { accountId: account.accountId, type: 'webhook.test', data: { result: { shutdown: true } } },
+      );
+      await endpoint.receiver.waitForRequests(1, 30_000);
+
+      const exited = new Promise((resolve) => first.once('exit', resolve));
+      first.kill('SIGTERM');
+      await exited;
+      // The worker did not wait out the reply: it closed the connection, and recorded the attempt as aborted.
+      expect(endpoint.receiver.requests[0]!.abortedAt).toBeDefined();
+      const [aborted] = await waitForDeliveries(account, endpoint.endpointId, (items) => items[0]?.attempts.length === 1, 30_000);
+      expect(aborted.attempts[0]).toMatchObject({ attemptNumber: 1, outcome: 'error', error: expect.stringMatching(/^aborted: /) });
+
+      track(await startWorkerProcess(taskQueue, { NODE_EXTRA_CA_CERTS: caFile, DELIVERY_TIMEOUT_MS: '60000' }));
+      expect(await client.workflow.getHandle(deliveryWorkflowId(eventId, endpoint.endpointId)).result()).toEqual({ status: 'succeeded' });
+      expect(endpoint.receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId]);
     } finally {
       await endpoint.receiver.close();
     }

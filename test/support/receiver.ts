@@ -7,6 +7,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   receivedAt: number;
+  /** When the sender closed the connection before the reply was sent (it gave up on the request). */
+  abortedAt?: number;
 }
 
 export interface Reply {
@@ -34,8 +36,11 @@ export async function startReceiver(responder: Responder = () => ({ status: 200,
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const received = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      const received: ReceivedRequest = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
       requests.push(received);
+      res.once('close', () => {
+        if (!res.writableFinished) received.abortedAt = Date.now();
+      });
       const reply = respond(received, requests.length - 1);
       setTimeout(() => {
         res.writeHead(reply.status, reply.headers);

@@ -1,6 +1,6 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { execFile } from 'node:child_process';
@@ -40,7 +40,14 @@ export async function recordHistoryIfAsked(handle: WorkflowHandle, name: string)
   if (!cli) throw new Error('RECORD_HISTORIES needs the Temporal CLI on PATH or TEMPORAL_CLI_PATH');
   const args = ['workflow', 'show', '--workflow-id', handle.workflowId, '--address', inject('temporalAddress'), '--namespace', inject('namespace'), '--output', 'json'];
   const { stdout } = await promisify(execFile)(cli, args, { maxBuffer: 64 * 1024 * 1024 });
-  await writeFile(join(historiesDir, `${name}.json`), stdout);
+  await writeFile(join(historiesDir, `${name}.json`), `${JSON.stringify(withoutStackTraces(JSON.parse(stdout)), null, 2)}\n`);
+}
+
+/** Failures' stack traces name files on the recording machine; replay never reads them. */
+function withoutStackTraces(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutStackTraces);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === 'stackTrace' ? '' : withoutStackTraces(inner)]));
 }
 
 export async function loadHistories(): Promise<Array<{ name: string; history: unknown }>> {
@@ -48,4 +55,39 @@ export async function loadHistories(): Promise<Array<{ name: string; history: un
   return Promise.all(
     files.map(async (file) => ({ name: file.replace(/\.json$/, ''), history: JSON.parse(await readFile(join(historiesDir, file), 'utf8')) })),
   );
+}
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+/** Polls a run's history until an event matches (the event, not a fixed sleep, ends the wait); returns that event. */
+export async function waitForHistoryEvent(handle: WorkflowHandle, matches: (event: HistoryEvent) => boolean, timeoutMs = 10_000): Promise<HistoryEvent> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = (await handle.fetchHistory()).events?.find(matches);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no matching history event in ${handle.workflowId} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A workflow task that failed (a bug in workflow code): the run stays open, to resume on a fixed worker. */
+export const isWorkflowTaskFailure = (event: HistoryEvent) => event.workflowTaskFailedEventAttributes != null;
+
+const workflowsDir = fileURLToPath(new URL('../../workflows/', import.meta.url));
+
+/** Every workflow type a contract module declares (`<name>WorkflowType`), with the contract's file name. */
+export async function contractWorkflowTypes(): Promise<Array<{ type: string; file: string }>> {
+  const files = (await readdir(workflowsDir)).filter((file) => file.endsWith('.contract.ts')).sort();
+  const declared: Array<{ type: string; file: string }> = [];
+  for (const file of files) {
+    const contract: Record<string, unknown> = await import(/* @vite-ignore */ pathToFileURL(join(workflowsDir, file)).href);
+    for (const [name, value] of Object.entries(contract)) if (name.endsWith('WorkflowType')) declared.push({ type: String(value), file });
+  }
+  return declared;
+}
+
+/** The workflow type a recorded history ran (from its first event). */
+export function historyWorkflowType(history: unknown): string | undefined {
+  const events = (history as { events?: Array<{ workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }> }).events;
+  return events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 }

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { searchAttributes } from '../../src/temporal/search-attributes.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createJobActivities } from '../../activities/jobs.ts';
-import type { ActivityDeps } from '../../activities/index.ts';
+import type { ActivityDeps } from '../../activities/deps.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { findTemporalTestServer } from '../../src/temporal/cli-path.ts';
-import { jobWorkflowId } from '../../src/temporal/workflow-ids.ts';
-import { createJob, executeJob, updateJob } from '../../workflows/recording-job-api.ts';
+import { createRecordingJobRun, executeJob, recordingJobHandle, updateJob } from '../../workflows/recording-job.contract.ts';
 import { newAccount } from '../support/api.ts';
 import { newMessage } from '../support/jobs.ts';
 import { connectTestEnvironment } from '../support/temporal.ts';
@@ -73,26 +73,23 @@ describe(`recording job timers (${testServer ? 'time-skipping' : 'real time, sho
     const start = await env.currentTimeMs();
 
     await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start('recordingJob', {
-        taskQueue,
-        workflowId: jobWorkflowId(jobId),
-        args: [{ jobId, accountId: account.accountId, appId: account.appId }],
+      await createRecordingJobRun({ client: env.client, taskQueue }, WithStartWorkflowOperation, {
+        jobId,
+        accountId: account.accountId,
+        appId: account.appId,
+        create: {
+          notificationId,
+          title: 'Timers',
+          richPushLevel: 'TORSO',
+          artist: 'artist@example.com',
+          favourite: 0,
+          jobType: 'RICHPUSH',
+          isStock: 0,
+          artistDueDate: start + 2 * day,
+          dueDate: start + 4 * day,
+        },
       });
-      await handle.executeUpdate(createJob, {
-        args: [
-          {
-            notificationId,
-            title: 'Timers',
-            richPushLevel: 'TORSO',
-            artist: 'artist@example.com',
-            favourite: 0,
-            jobType: 'RICHPUSH',
-            isStock: 0,
-            artistDueDate: start + 2 * day,
-            dueDate: start + 4 * day,
-          },
-        ],
-      });
+      const handle = recordingJobHandle(env, jobId);
       await handle.executeUpdate(executeJob);
 
       const slack = day / 4;

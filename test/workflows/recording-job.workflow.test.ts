@@ -4,11 +4,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createJobActivities } from '../../activities/jobs.ts';
-import type { ActivityDeps } from '../../activities/index.ts';
+import type { ActivityDeps } from '../../activities/deps.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/temporal/search-attributes.ts';
-import { jobWorkflowId } from '../../src/temporal/workflow-ids.ts';
-import type { recordingJob } from '../../workflows/recording-job.ts';
 import {
   acceptJob,
   cancelJob,
@@ -17,9 +15,11 @@ import {
   jobState,
   selectRecording,
   submitRecording,
+  createRecordingJobRun,
+  recordingJobHandle,
   updateJob,
   type CreateJobArgs,
-} from '../../workflows/recording-job-api.ts';
+} from '../../workflows/recording-job.contract.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { newMessage } from '../support/jobs.ts';
 import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
@@ -65,27 +65,18 @@ const jobArgs = (notificationId: string, overrides: Partial<CreateJobArgs> = {})
   ...overrides,
 });
 
-/** Starts a job run the way the API does: update-with-start, with the same search attributes and summary. */
+/** Starts a job run the way the API does: through the contract's update-with-start helper. */
 async function startJob(account: TestAccount, args: CreateJobArgs, historyLimit?: number) {
   const jobId = randomUUID();
-  const startWorkflowOperation = new WithStartWorkflowOperation<typeof recordingJob>('recordingJob', {
-    workflowId: jobWorkflowId(jobId),
-    taskQueue,
-    args: [{ jobId, accountId: account.accountId, appId: account.appId, ...(historyLimit ? { historyLimit } : {}) }],
-    workflowIdConflictPolicy: 'FAIL',
-    typedSearchAttributes: [
-      { key: AccountId, value: account.accountId },
-      { key: AppId, value: account.appId },
-      { key: EntityType, value: 'job' },
-      { key: EntityId, value: jobId },
-      { key: JobStatus, value: 'CREATED' },
-    ],
-    staticSummary: `Recording job “${args.title}” for ${args.artist}`,
+  const created = await createRecordingJobRun({ client: env.client, taskQueue }, WithStartWorkflowOperation, {
+    jobId,
+    accountId: account.accountId,
+    appId: account.appId,
+    create: args,
+    historyLimit,
   });
-  const created = await env.client.workflow.executeUpdateWithStart(createJob, { args: [args], startWorkflowOperation });
   // Not bound to the first run: updates, queries and describe follow the workflow id to its latest run.
-  const handle = env.client.workflow.getHandle<typeof recordingJob>(jobWorkflowId(jobId));
-  return { jobId, handle, created };
+  return { jobId, handle: recordingJobHandle(env, jobId), created };
 }
 
 const apiJob = async (account: TestAccount, jobId: string) => (await call('GET', `/job/get?id=${jobId}`, { token: account.apiKey })).body;
@@ -230,15 +221,13 @@ describe('recordingJob workflow', () => {
     // A run whose create fails (here: the message is another account's) answers not_found and ends with null.
     const stranger = await newAccount();
     const jobId = randomUUID();
-    const operation = new WithStartWorkflowOperation<typeof recordingJob>('recordingJob', {
-      workflowId: jobWorkflowId(jobId),
-      taskQueue,
-      args: [{ jobId, accountId: stranger.accountId, appId: stranger.appId }],
-      workflowIdConflictPolicy: 'FAIL',
+    const create = createRecordingJobRun({ client: env.client, taskQueue }, WithStartWorkflowOperation, {
+      jobId,
+      accountId: stranger.accountId,
+      appId: stranger.appId,
+      create: jobArgs(notificationId),
     });
-    await expect(env.client.workflow.executeUpdateWithStart(createJob, { args: [jobArgs(notificationId)], startWorkflowOperation: operation })).rejects.toMatchObject({
-      cause: expect.objectContaining({ type: 'not_found' }),
-    });
-    expect(await (await operation.workflowHandle()).result()).toBeNull();
+    await expect(create).rejects.toMatchObject({ cause: expect.objectContaining({ type: 'not_found' }) });
+    expect(await recordingJobHandle(env, jobId).result()).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startSelfTest } from '../../workflows/self-test.contract.ts';
 import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
 
 let env: TestWorkflowEnvironment;
@@ -20,7 +21,7 @@ describe('selfTest workflow', () => {
     };
     const { worker, taskQueue } = await createTestWorker(env, activities);
     const result = await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start('selfTest', { taskQueue, workflowId: `self-test:wf-${taskQueue}` });
+      const handle = await startSelfTest({ client: env.client, taskQueue }, `wf-${taskQueue}`);
       const value = await handle.result();
       await recordHistoryIfAsked(handle, 'self-test');
       return value;

@@ -49,7 +49,7 @@ export const adminRoutes = [
     responses: { 200: { description: 'The workflow completed', schema: selfTestSchema } },
     handler: async (_input, { services }) => ({
       status: 200,
-      body: await runSelfTest(services.temporal.client, services.temporal.taskQueue),
+      body: await runSelfTest(services.temporal),
     }),
   }),
 ];

@@ -34,7 +34,10 @@ const describeStatus = (response: OutboundResponse) => `HTTP ${response.status}`
  * Keeps the endpoint's failure streak, and disables the endpoint when it answered 410 or when every attempt has
  * failed for `disableAfterHours`, emitting `endpoint.disabled`.
  */
-export async function attemptDelivery(deps: AttemptDeps, input: { deliveryId: string; attemptNumber: number }): Promise<AttemptResult> {
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  input: { deliveryId: string; attemptNumber: number; signal?: AbortSignal | undefined },
+): Promise<AttemptResult> {
   const { em } = deps;
   const now = deps.now ?? (() => new Date());
   const delivery = await em.findOneOrFail(Delivery, { id: input.deliveryId });
@@ -55,7 +58,7 @@ export async function attemptDelivery(deps: AttemptDeps, input: { deliveryId: st
   let response: OutboundResponse | undefined;
   let error: string | undefined;
   try {
-    response = await deps.http.post(endpoint.url, headers, event.body);
+    response = await deps.http.post(endpoint.url, headers, event.body, input.signal);
   } catch (failure) {
     if (!(failure instanceof OutboundRequestError)) throw failure;
     error = failure.message;

@@ -20,7 +20,8 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   const trimmed = value.trim();
   let delayMs: number | undefined;
   if (/^\d+$/.test(trimmed)) delayMs = Number(trimmed) * 1000;
-  else {
+  // An HTTP date names its month; without that check Date.parse would read "1.5" or "-3" as a date.
+  else if (/[A-Za-z]/.test(trimmed)) {
     const date = Date.parse(trimmed);
     if (!Number.isNaN(date)) delayMs = Math.max(0, date - now);
   }

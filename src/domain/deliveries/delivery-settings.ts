@@ -1,4 +1,4 @@
-import type { DeliveryRetry } from '../../../workflows/deliveries.ts';
+import type { DeliveryRetry } from '../../../workflows/deliver-webhook.contract.ts';
 
 /** How deliveries retry, and when an endpoint that keeps failing is disabled; from configuration. */
 export interface DeliverySettings {
@@ -14,4 +14,5 @@ export const retryOf = (settings: DeliverySettings): DeliveryRetry => ({
   initialMs: settings.retryInitialMs,
   backoff: settings.retryBackoff,
   maxAttempts: settings.maxAttempts,
+  timeoutMs: settings.timeoutMs,
 });

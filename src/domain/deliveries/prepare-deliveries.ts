@@ -3,7 +3,7 @@ import { Delivery } from '../../persistence/entities/delivery.ts';
 import { Endpoint } from '../../persistence/entities/endpoint.ts';
 import { OutboundEvent } from '../../persistence/entities/outbound-event.ts';
 import { derivedId } from '../../security/ids.ts';
-import { deliveryWorkflowId } from '../../temporal/workflow-ids.ts';
+import { deliveryWorkflowId } from '../../../workflows/deliver-webhook.contract.ts';
 
 export interface DeliveryTarget {
   deliveryId: string;

@@ -1,9 +1,7 @@
-import { deliverySearchAttributes } from '../../temporal/search-attributes.ts';
-import { redeliveryWorkflowId } from '../../temporal/workflow-ids.ts';
 import { Delivery } from '../../persistence/entities/delivery.ts';
 import { OutboundEvent } from '../../persistence/entities/outbound-event.ts';
 import { newId } from '../../security/ids.ts';
-import type { DeliverInput } from '../../../workflows/deliveries.ts';
+import { redeliveryWorkflowId, startDelivery } from '../../../workflows/deliver-webhook.contract.ts';
 import { DomainError, notFound } from '../errors.ts';
 import type { PublishDeps } from '../events/publish-event.ts';
 import { findOwnedEndpoint } from '../endpoints/find-owned-endpoint.ts';
@@ -32,14 +30,19 @@ export async function redeliver(deps: PublishDeps, accountId: string, deliveryId
     status: 'pending',
     attemptCount: 0,
   });
+  // The row comes first: the run's attempts need it. No transaction can span the Temporal call, so a start that
+  // fails takes the row away again, and no pending delivery is left that nothing will ever send.
   await deps.em.flush();
-  const input: DeliverInput = { deliveryId: id, eventId: event.id, endpointId: endpoint.id, accountId, retry: retryOf(deps.delivery) };
-  await deps.temporal.client.workflow.start('deliverWebhook', {
-    taskQueue: deps.temporal.taskQueue,
-    workflowId,
-    args: [input],
-    typedSearchAttributes: deliverySearchAttributes(accountId, id, event.type),
-    staticSummary: `Redeliver ${event.type} ${event.id} to ${endpoint.url}`,
-  });
+  try {
+    await startDelivery(
+      deps.temporal,
+      { version: 1, deliveryId: id, eventId: event.id, endpointId: endpoint.id, accountId, retry: retryOf(deps.delivery) },
+      { workflowId, eventType: event.type, summary: `Redeliver ${event.type} ${event.id} to ${endpoint.url}` },
+    );
+  } catch (error) {
+    // The caller must see the start's failure, not a failure of this clean-up.
+    await deps.em.fork().nativeDelete(Delivery, { id, status: 'pending', attemptCount: 0 }).catch(() => undefined);
+    throw error;
+  }
   return delivery;
 }

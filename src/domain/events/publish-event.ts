@@ -1,17 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { OutboundEvent } from '../../persistence/entities/outbound-event.ts';
 import { newId } from '../../security/ids.ts';
-import { AccountId, EntityId, EntityType, EventType } from '../../temporal/search-attributes.ts';
-import { eventFanOutWorkflowId } from '../../temporal/workflow-ids.ts';
-import type { FanOutInput } from '../../../workflows/deliveries.ts';
+import type { TemporalAccess } from '../../temporal/temporal-access.ts';
+import { startFanOut } from '../../../workflows/fan-out-event.contract.ts';
 import { retryOf, type DeliverySettings } from '../deliveries/delivery-settings.ts';
 import { buildEnvelope, type EventInput } from './envelope.ts';
 
 export interface PublishDeps {
   em: EntityManager;
-  temporal: { client: Client; taskQueue: string };
+  temporal: TemporalAccess;
   delivery: DeliverySettings;
 }
 
@@ -36,30 +33,13 @@ export async function publishEvent(deps: PublishDeps, input: PublishInput): Prom
     .ignore()
     .execute();
 
-  const fanOut: FanOutInput = {
+  await startFanOut(deps.temporal, {
+    version: 1,
     eventId,
     accountId: input.accountId,
     eventType: input.type,
     onlyEndpointId: input.onlyEndpointId,
     retry: retryOf(deps.delivery),
-  };
-  try {
-    await deps.temporal.client.workflow.start('fanOutEvent', {
-      taskQueue: deps.temporal.taskQueue,
-      workflowId: eventFanOutWorkflowId(eventId),
-      // Once an event has fanned out, publishing it again must not deliver it again.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [fanOut],
-      typedSearchAttributes: [
-        { key: AccountId, value: input.accountId },
-        { key: EntityType, value: 'outbound-event' },
-        { key: EntityId, value: eventId },
-        { key: EventType, value: input.type },
-      ],
-      staticSummary: `Fan out ${input.type} ${eventId}`,
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  });
   return { eventId };
 }

@@ -1,12 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Connection } from '../../persistence/entities/connection.ts';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { newId } from '../../security/ids.ts';
-import { AccountId, ClientUserId, EntityId, EntityType, EventType } from '../../temporal/search-attributes.ts';
-import { ingestWorkflowId } from '../../temporal/workflow-ids.ts';
-import type { IngestInput } from '../../../workflows/ingest-event.ts';
+import type { TemporalAccess } from '../../temporal/temporal-access.ts';
+import { ingestWorkflowId, startIngestRun } from '../../../workflows/ingest-event.contract.ts';
 import type { InboundEnvelope } from './normalise/envelope.ts';
 import { storeInboundEvent, type AcceptedEvent } from './store-inbound-event.ts';
 
@@ -26,7 +23,7 @@ export interface AcceptResult {
  * is accepted, not refused as a duplicate.
  */
 export async function acceptInboundEvent(
-  deps: { em: EntityManager; temporal: { client: Client; taskQueue: string } },
+  deps: { em: EntityManager; temporal: TemporalAccess },
   connection: Connection,
   event: InboundEnvelope,
 ): Promise<AcceptResult> {
@@ -43,7 +40,11 @@ export async function acceptInboundEvent(
 
   let startedNow: boolean;
   try {
-    startedNow = await startIngestRun(deps.temporal, { accepted: { ...candidate, eventId: row.id }, config: connection.eventConfig }, connection);
+    startedNow = await startIngestRun(
+      deps.temporal,
+      { version: 1, accepted: { ...candidate, eventId: row.id }, config: connection.eventConfig },
+      `${connection.label} (${connection.provider})`,
+    );
   } catch (error) {
     // Not accepted (the caller answers 503): leave no row behind that looks received. Best effort; a run started
     // meanwhile by another request writes its row again.
@@ -53,29 +54,4 @@ export async function acceptInboundEvent(
   if (!startedNow) return { ...result, duplicate: true };
   await deps.em.nativeUpdate(InboundEvent, { id: row.id }, { workflowStartedAt: new Date() });
   return { ...result, duplicate: false };
-}
-
-/** Starts the run; false when it already exists (another request, or an earlier try, started it). */
-async function startIngestRun(temporal: { client: Client; taskQueue: string }, input: IngestInput, connection: Connection): Promise<boolean> {
-  const { accepted } = input;
-  try {
-    await temporal.client.workflow.start('ingestEvent', {
-      taskQueue: temporal.taskQueue,
-      workflowId: accepted.workflowId,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [input],
-      typedSearchAttributes: [
-        { key: AccountId, value: accepted.accountId },
-        { key: EntityType, value: 'event' },
-        { key: EntityId, value: accepted.eventId },
-        { key: EventType, value: accepted.event.eventType },
-        ...(accepted.event.clientUserId ? [{ key: ClientUserId, value: accepted.event.clientUserId }] : []),
-      ],
-      staticSummary: `${accepted.event.eventType} from ${connection.label} (${connection.provider})`,
-    });
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw error;
-  }
 }

@@ -19,7 +19,7 @@ export type LinkOutcome =
  * - an eventType outside the connection's `eventTypes` is IGNORED;
  * - no clientUserId: processed anonymously;
  * - a known person, or a new one on a connection that creates visitors: linked (attributes and contacts merged
- *   onto the visitor; creating the visitor releases events held for it);
+ *   onto the visitor; events still held for that person are released);
  * - otherwise HELD until someone links that clientUserId.
  */
 export async function recordInboundEvent(
@@ -51,9 +51,11 @@ export async function recordInboundEvent(
       await tx.nativeUpdate(InboundEvent, { id: accepted.eventId, status: 'RECEIVED' }, { status: 'HELD', statusReason: `waiting for visitor ${clientUserId}` });
       return { outcome: 'held' as const };
     }
-    const { visitor, created } = await upsertVisitor(tx, accepted.accountId, clientUserId, details);
+    const { visitor } = await upsertVisitor(tx, accepted.accountId, clientUserId, details);
     await tx.nativeUpdate(InboundEvent, { id: accepted.eventId }, { visitorId: visitor.id });
-    const held = created ? await heldEventsOf(tx, accepted.accountId, clientUserId) : [];
+    // Every attempt releases what is still held, not only the one that created the visitor: an attempt that
+    // committed and then failed before signalling leaves its retry to do it.
+    const held = await heldEventsOf(tx, accepted.accountId, clientUserId);
     return { outcome: 'linked' as const, visitorId: visitor.id, held };
   });
   if (result.outcome === 'held') return result;

@@ -5,7 +5,7 @@ import {
   selectRecording,
   submitRecording,
   updateJob,
-} from '../../../workflows/recording-job-api.ts';
+} from '../../../workflows/recording-job.contract.ts';
 import { DomainError } from '../errors.ts';
 import { findOwnedJob, findOwnedRecording } from './find-owned-job.ts';
 import { sendJobUpdate, type JobDeps } from './job-workflow-client.ts';

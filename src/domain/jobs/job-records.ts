@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Job } from '../../persistence/entities/job.ts';
 import { JobFile } from '../../persistence/entities/job-file.ts';
-import { jobWorkflowId } from '../../temporal/workflow-ids.ts';
+import { jobWorkflowId } from '../../../workflows/recording-job.contract.ts';
 import type { JobView, RecordingView } from './job-view.ts';
 
 export const toRecordingView = (file: JobFile): RecordingView => ({

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Job } from '../../persistence/entities/job.ts';
-import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../temporal/search-attributes.ts';
+import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { withUpdateErrors } from '../../temporal/update-errors.ts';
-import { jobWorkflowId } from '../../temporal/workflow-ids.ts';
-import type { recordingJob } from '../../../workflows/recording-job.ts';
-import { createJob, type CreateJobArgs } from '../../../workflows/recording-job-api.ts';
+import { createRecordingJobRun, recordingJobHandle, type CreateJobArgs } from '../../../workflows/recording-job.contract.ts';
 import { findOwnedApp } from '../apps/find-owned-app.ts';
 import { DomainError } from '../errors.ts';
 import { getNotification } from '../notifications/get-notification.ts';
@@ -15,7 +13,7 @@ import type { JobView } from './job-view.ts';
 
 export interface JobDeps {
   em: EntityManager;
-  temporal: { client: Client; taskQueue: string };
+  temporal: TemporalAccess;
 }
 
 /**
@@ -26,25 +24,9 @@ export interface JobDeps {
 export async function createRecordingJob(deps: JobDeps, accountId: string, args: CreateJobArgs & { appId: string }): Promise<JobView> {
   await findOwnedApp(deps.em, accountId, args.appId);
   await getNotification(deps.em, accountId, args.notificationId);
-  const jobId = randomUUID();
-  const { appId, ...fields } = args;
-  const start = new WithStartWorkflowOperation<typeof recordingJob>('recordingJob', {
-    workflowId: jobWorkflowId(jobId),
-    taskQueue: deps.temporal.taskQueue,
-    args: [{ jobId, accountId, appId }],
-    workflowIdConflictPolicy: 'FAIL',
-    typedSearchAttributes: [
-      { key: AccountId, value: accountId },
-      { key: AppId, value: appId },
-      { key: EntityType, value: 'job' },
-      { key: EntityId, value: jobId },
-      { key: JobStatus, value: 'CREATED' },
-    ],
-    staticSummary: `Recording job “${args.title}”${args.artist ? ` for ${args.artist}` : ''}`,
-    staticDetails: `Message ${args.notificationId} in app ${appId}`,
-  });
+  const { appId, ...create } = args;
   return withUpdateErrors(
-    () => deps.temporal.client.workflow.executeUpdateWithStart(createJob, { args: [fields], startWorkflowOperation: start }),
+    () => createRecordingJobRun(deps.temporal, WithStartWorkflowOperation, { jobId: randomUUID(), accountId, appId, create }),
     async () => new DomainError('conflict', 'The job could not be created; retry'),
   );
 }
@@ -57,11 +39,10 @@ export async function sendJobUpdate<Ret>(
   deps: JobDeps,
   job: Job,
   action: JobAction,
-  send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<Ret>,
+  send: (handle: ReturnType<typeof recordingJobHandle>) => Promise<Ret>,
 ): Promise<Ret> {
-  const handle = deps.temporal.client.workflow.getHandle(jobWorkflowId(job.id));
   return withUpdateErrors(
-    () => send(handle),
+    () => send(recordingJobHandle(deps.temporal, job.id)),
     async () => {
       // The run has ended (ACCEPTED or CANCELLED): answer as its validator would have.
       const current = await deps.em.fork().findOneOrFail(Job, { id: job.id });

@@ -1,22 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
-import { EntityId, EntityType } from '../../temporal/search-attributes.ts';
-import { selfTestWorkflowId } from '../../temporal/workflow-ids.ts';
-import type { SelfTestResult } from '../../../workflows/self-test.ts';
+import type { TemporalAccess } from '../../temporal/temporal-access.ts';
+import { startSelfTest, type SelfTestResult } from '../../../workflows/self-test.contract.ts';
 
 /** Runs the self-test workflow to completion and returns what the worker read from Postgres. */
-export async function runSelfTest(client: Client, taskQueue: string): Promise<SelfTestResult & { runId: string }> {
-  const id = randomUUID();
-  const handle = await client.workflow.start('selfTest', {
-    taskQueue,
-    workflowId: selfTestWorkflowId(id),
-    workflowExecutionTimeout: '30 seconds',
-    typedSearchAttributes: [
-      { key: EntityType, value: 'self-test' },
-      { key: EntityId, value: id },
-    ],
-    staticSummary: 'Self-test: API → Temporal → worker → Postgres',
-  });
-  const result: SelfTestResult = await handle.result();
+export async function runSelfTest(temporal: TemporalAccess): Promise<SelfTestResult & { runId: string }> {
+  const handle = await startSelfTest(temporal, randomUUID());
+  const result = await handle.result();
   return { ...result, runId: handle.firstExecutionRunId };
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
 import { lockPerson } from '../../persistence/person-lock.ts';
-import { visitorLinked } from '../../../workflows/ingest-event-api.ts';
+import { visitorLinked } from '../../../workflows/ingest-event.contract.ts';
 
 export interface VisitorDetails {
   attributes?: Record<string, unknown> | undefined;
@@ -39,10 +39,17 @@ export function heldEventsOf(tx: EntityManager, accountId: string, clientUserId:
   return tx.find(InboundEvent, { accountId, clientUserId, status: 'HELD' }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 }
 
-/** Wakes each held event's run, oldest first, with the visitor it was waiting for. */
+/**
+ * Wakes each held event's run, oldest first, with the visitor it was waiting for. Signalling twice is harmless (the
+ * run keeps the first visitor); a run that has ended meanwhile (expired, or terminated by an operator) is skipped.
+ */
 export async function releaseHeldEvents(client: Client, held: InboundEvent[], visitorId: string): Promise<void> {
   for (const event of held) {
-    await client.workflow.getHandle(event.workflowId).signal(visitorLinked, { visitorId });
+    try {
+      await client.workflow.getHandle(event.workflowId).signal(visitorLinked, { visitorId });
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
   }
 }
 

@@ -1,0 +1,17 @@
+import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
+import type { Logger } from '../src/logger.ts';
+import type { OutboundHttpClient } from '../src/outbound/http-client.ts';
+import type { Orm } from '../src/persistence/orm.ts';
+import type { SecretBox } from '../src/security/secret-box.ts';
+import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
+
+/** Everything an activity may touch from outside. Tests pass real or fake ones. */
+export interface ActivityDeps {
+  orm: Orm;
+  logger: Logger;
+  http: OutboundHttpClient;
+  secrets: SecretBox;
+  /** A client for starting runs from an activity (publishing an event starts its fan-out). */
+  temporal: TemporalAccess;
+  delivery: DeliverySettings;
+}

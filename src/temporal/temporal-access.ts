@@ -1,0 +1,10 @@
+import type { Client } from '@temporalio/client';
+
+/**
+ * What starting or messaging a run needs: a client and the task queue the service's workers poll. Workflow
+ * contracts take it, so this file holds a type only and stays loadable in the workflow sandbox.
+ */
+export interface TemporalAccess {
+  client: Client;
+  taskQueue: string;
+}

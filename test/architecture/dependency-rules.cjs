@@ -1,0 +1,61 @@
+/**
+ * Import rules that keep the layers apart, checked by dependency-cruiser: `npm run lint:deps` prints every
+ * violation, and test/architecture/dependencies.test.ts fails on any.
+ */
+
+/** What code bundled into the workflow sandbox may import at run time (type-only imports are erased). */
+const sandboxAllowed = [
+  '^workflows/',
+  '^src/temporal/search-attributes\\.ts$',
+  '^src/domain/jobs/job-transitions\\.ts$',
+  '^node_modules/@temporalio/(workflow|common)/',
+  '^node_modules/async-mutex/',
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Import cycles, type-only imports included, tie modules together that should be readable one at a time.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'workflow-sandbox',
+      comment:
+        'Workflow code runs in a deterministic sandbox without Node APIs or I/O. It, and the shared modules it loads, may import at run time only what sandboxAllowed lists.',
+      severity: 'error',
+      from: { path: sandboxAllowed.filter((path) => !path.startsWith('^node_modules')) },
+      to: { pathNot: sandboxAllowed, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'callers-use-contracts',
+      comment:
+        'Outside workflows/, a workflow is reached only through its contract module (<name>.contract.ts). The architecture test reads the registry itself.',
+      severity: 'error',
+      from: { pathNot: ['^workflows/', '^test/architecture/'] },
+      to: { path: '^workflows/', pathNot: ['\\.contract\\.ts$'] },
+    },
+    {
+      name: 'domain-not-activities',
+      comment: 'Activities call the domain, never the other way round (only the worker, in src/temporal/, builds them).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/temporal/worker\\.ts$' },
+      to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^test/fixtures/' },
+  },
+};
+
+/** Packages the Temporal workflow SDK itself brings into the bundle. */
+const sdkPackages = ['^node_modules/(long|ms|nexus-rpc)/'];
+
+// Not part of dependency-cruiser's schema (which refuses unknown keys): the tests read these to check the real
+// workflow bundle against the same lists.
+Object.defineProperty(module.exports, 'sandboxAllowed', { value: [...sandboxAllowed, ...sdkPackages], enumerable: false });
