@@ -78,7 +78,6 @@ const embeddedSchema = z.object({
   ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),
   DATABASE_URL: postgresUrl.optional(),
   TEMPORAL_ADDRESS: hostPort.optional(),
-  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   /** Ports of the embedded Temporal dev server, when TEMPORAL_ADDRESS is unset. */
   TEMPORAL_DEV_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),

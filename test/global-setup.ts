@@ -21,6 +21,7 @@ declare module 'vitest' {
     adminToken: string;
     databaseUrl: string;
     temporalAddress: string;
+    temporalCliPath: string;
     namespace: string;
     taskQueue: string;
     workflowBundlePath: string;
@@ -56,7 +57,7 @@ export default async function setup(project: TestProject) {
     cleanups.push(database.drop);
 
     progress('starting the Temporal dev server');
-    const temporal = await startEmbeddedTemporal({ namespace, logger });
+    const temporal = await startEmbeddedTemporal({ namespace, progress });
     cleanups.push(temporal.stop);
 
     progress('bundling workflow code');
@@ -94,6 +95,7 @@ export default async function setup(project: TestProject) {
     project.provide('adminToken', adminToken);
     project.provide('databaseUrl', database.url);
     project.provide('temporalAddress', temporal.address);
+    project.provide('temporalCliPath', temporal.cliPath);
     project.provide('namespace', namespace);
     project.provide('taskQueue', taskQueue);
     project.provide('workflowBundlePath', workflowBundlePath);

@@ -136,7 +136,7 @@ export async function startStack(context: BenchContext, progress: Progress, opti
   context.signal.throwIfAborted();
 
   progress('starting the Temporal dev server');
-  const temporalServer = await startEmbeddedTemporal({ namespace, logger });
+  const temporalServer = await startEmbeddedTemporal({ namespace, progress });
   teardown.add('Temporal dev server', temporalServer.stop);
   context.signal.throwIfAborted();
 

@@ -1,10 +1,12 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Logger } from '../logger.ts';
 import { searchAttributes } from '../temporal/search-attributes.ts';
-import { findTemporalCli } from '../temporal/cli-path.ts';
+import { temporalCli } from '../temporal/cli-path.ts';
+import { provisionOnThisMachine } from '../temporal/provision-cli.ts';
 
 export interface EmbeddedTemporal {
   address: string;
+  /** The CLI binary the server runs, for other `temporal` commands. */
+  cliPath: string;
   uiUrl: string | undefined;
   stop(): Promise<void>;
 }
@@ -15,20 +17,19 @@ export interface EmbeddedTemporalOptions {
   dbFilename?: string;
   port?: number;
   uiPort?: number;
-  cliPath?: string | undefined;
-  logger: Logger;
+  /** Where the CLI lookup reports its steps; stderr when absent. */
+  progress?: (line: string) => void;
 }
 
 /**
- * Runs `temporal server start-dev` with this project's search attributes registered. The binary is the one given,
- * else `temporal` on PATH, else the SDK downloads one (which needs internet).
+ * Runs `temporal server start-dev` with this project's search attributes registered. The CLI is found or installed
+ * first (src/temporal/provision-cli.ts).
  */
 export async function startEmbeddedTemporal(options: EmbeddedTemporalOptions): Promise<EmbeddedTemporal> {
-  const cliPath = options.cliPath ?? findTemporalCli();
-  if (!cliPath) options.logger.warn('no Temporal CLI found on TEMPORAL_CLI_PATH or PATH; the SDK will try to download one');
+  const cliPath = await provisionOnThisMachine(temporalCli, options.progress);
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
-      ...(cliPath ? { executable: { type: 'existing-path', path: cliPath } } : {}),
+      executable: { type: 'existing-path', path: cliPath },
       namespace: options.namespace,
       ip: '127.0.0.1',
       ...(options.port ? { port: options.port } : {}),
@@ -40,6 +41,7 @@ export async function startEmbeddedTemporal(options: EmbeddedTemporalOptions): P
   });
   return {
     address: env.address,
+    cliPath,
     uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined,
     stop: () => env.teardown(),
   };

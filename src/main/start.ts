@@ -50,8 +50,6 @@ runMain(async () => {
         dbFilename: join(dataDir, 'temporal.db'),
         port: config.TEMPORAL_DEV_PORT,
         uiPort: config.TEMPORAL_UI_PORT,
-        cliPath: config.TEMPORAL_CLI_PATH,
-        logger,
       });
       stops.push(temporal.stop);
       temporalAddress = temporal.address;

