@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { Account } from '../persistence/entities/account.ts';
+import type { Idempotency } from './idempotency.ts';
 import type { ApiServices } from './services.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -13,6 +14,8 @@ export interface RequestContext<A extends AuthKind = AuthKind> {
   request: { headers: IncomingHttpHeaders; origin: string };
   account: A extends 'account' ? Account : undefined;
   services: ApiServices;
+  /** Set when the request carries an `Idempotency-Key` the route honours (src/http/idempotency.ts). */
+  idempotency?: Idempotency | undefined;
 }
 
 export interface RouteResult {
@@ -54,7 +57,9 @@ export interface RouteSpec<
   bodyLimit?: number;
   /**
    * Hand the handler a reader of the body's exact bytes (`readRaw`, with the size limit) instead of parsing it, e.g.
-   * to verify a signature over them after cheaper checks. `body` then only documents the expected shape.
+   * to verify a signature over them after cheaper checks. `body` then only documents the expected shape. The bytes
+   * are read once: with an Idempotency-Key the router reads them first (for the fingerprint) and `readRaw` hands
+   * them over.
    */
   rawBody?: boolean;
   responses: Record<number, ResponseSpec>;

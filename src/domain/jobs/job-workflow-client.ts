@@ -16,6 +16,11 @@ import type { JobView } from './job-view.ts';
 export interface JobDeps {
   em: EntityManager;
   temporal: { client: Client; taskQueue: string };
+  /**
+   * The Temporal update id of the step, from the request's Idempotency-Key (its operation id): a retry sends the same
+   * id, and Temporal answers it with the first outcome instead of running the step twice. Unset: a fresh id per call.
+   */
+  updateId?: string | undefined;
 }
 
 /**
@@ -26,13 +31,14 @@ export interface JobDeps {
 export async function createRecordingJob(deps: JobDeps, accountId: string, args: CreateJobArgs & { appId: string }): Promise<JobView> {
   await findOwnedApp(deps.em, accountId, args.appId);
   await getNotification(deps.em, accountId, args.notificationId);
-  const jobId = randomUUID();
+  // With an Idempotency-Key the job id is the key's operation id, so a retry finds the run its first try started.
+  const jobId = deps.updateId ?? randomUUID();
   const { appId, ...fields } = args;
   const start = new WithStartWorkflowOperation<typeof recordingJob>('recordingJob', {
     workflowId: jobWorkflowId(jobId),
     taskQueue: deps.temporal.taskQueue,
     args: [{ jobId, accountId, appId }],
-    workflowIdConflictPolicy: 'FAIL',
+    workflowIdConflictPolicy: deps.updateId ? 'USE_EXISTING' : 'FAIL',
     typedSearchAttributes: [
       { key: AccountId, value: accountId },
       { key: AppId, value: appId },
@@ -44,7 +50,7 @@ export async function createRecordingJob(deps: JobDeps, accountId: string, args:
     staticDetails: `Message ${args.notificationId} in app ${appId}`,
   });
   return withUpdateErrors(
-    () => deps.temporal.client.workflow.executeUpdateWithStart(createJob, { args: [fields], startWorkflowOperation: start }),
+    () => deps.temporal.client.workflow.executeUpdateWithStart(createJob, { args: [fields], startWorkflowOperation: start, updateId: deps.updateId }),
     async () => new DomainError('conflict', 'The job could not be created; retry'),
   );
 }
