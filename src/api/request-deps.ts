@@ -7,7 +7,7 @@ import type { RequestContext } from '../http/route.ts';
 /** The dependencies a domain function needs, taken from the request's context. */
 export const endpointDeps = ({ em, services }: RequestContext): EndpointDeps => ({ em, secrets: services.secrets, outbound: services.outbound });
 export const publishDeps = ({ em, services }: RequestContext): PublishDeps => ({ em, temporal: services.temporal, delivery: services.delivery });
-export const jobDeps = ({ em, services }: RequestContext): JobDeps => ({ em, temporal: services.temporal });
+export const jobDeps = ({ em, services, idempotency }: RequestContext): JobDeps => ({ em, temporal: services.temporal, updateId: idempotency?.operationId });
 export const ingestDeps = ({ em, services }: RequestContext): IngestDeps => ({
   em,
   temporal: services.temporal,

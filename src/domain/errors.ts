@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'invalid_state'
   | 'invalid_url'
   | 'conflict'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_use'
   | 'service_unavailable'
   | 'internal';
 
@@ -42,6 +44,8 @@ const statusOf: Record<ErrorCode, number> = {
   invalid_state: 409,
   invalid_url: 422,
   conflict: 409,
+  idempotency_key_reused: 422,
+  idempotency_key_in_use: 409,
   service_unavailable: 503,
   internal: 500,
 };

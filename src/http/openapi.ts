@@ -6,6 +6,7 @@ import {
   type ZodOpenApiResponseObject,
 } from 'zod-openapi';
 import { errorBodySchema } from './error-body.ts';
+import { honoursIdempotencyKey, idempotencyKeyPattern, replayedHeader } from './idempotency.ts';
 import type { RouteSpec } from './route.ts';
 
 const toOpenApiPath = (koaPath: string) => koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -14,6 +15,18 @@ const commonErrors: Record<number, string> = {
   400: 'Invalid input (`validation_failed`, `invalid_json`)',
   500: 'Unexpected fault (`internal`)',
 };
+
+const idempotencyKeyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(idempotencyKeyPattern)
+    .optional()
+    .meta({
+      description:
+        `Makes the call safe to retry: for 24 h, the same key with the same request answers the first answer again (with \`${replayedHeader}: true\`). ` +
+        'Per account (per admin token on admin routes). 1–255 visible ASCII characters.',
+    }),
+});
 
 /** The params schema narrowed to the names in this path, all required: an alias may carry fewer of them. */
 function pathParamsOf(params: z.ZodType, path: string): z.ZodObject {
@@ -40,6 +53,14 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
     responses['503'] ??= error('Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After');
   }
   if (path.includes(':accountId')) responses['404'] ??= error('Not this key’s account, or no such record in it (`not_found`)');
+  if (honoursIdempotencyKey(route)) {
+    const alsoError = (status: string, description: string) => {
+      const known = responses[status];
+      responses[status] = known ? { ...known, description: `${known.description}; or ${description}` } : error(description);
+    };
+    alsoError('409', 'a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After');
+    alsoError('422', 'this Idempotency-Key was used with a different request (`idempotency_key_reused`)');
+  }
   return {
     operationId: isAlias ? `${route.operationId}ViaAlias${path.replace(/[^A-Za-z]/g, '')}` : route.operationId,
     summary: route.summary,
@@ -49,6 +70,7 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
     requestParams: {
       ...(route.params ? { path: pathParamsOf(route.params, path) } : {}),
       ...(route.query ? { query: route.query as z.ZodObject } : {}),
+      ...(honoursIdempotencyKey(route) ? { header: idempotencyKeyHeader } : {}),
     },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: responses as ZodOpenApiOperationObject['responses'],

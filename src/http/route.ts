@@ -7,12 +7,24 @@ import type { ApiServices } from './services.ts';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type AuthKind = 'none' | 'admin' | 'account';
 
+/** What a handler learns about the `Idempotency-Key` its request carries. */
+export interface Idempotency {
+  key: string;
+  /**
+   * A UUID naming this logical request: the same on every retry with the key (also after a crash), a new one once
+   * the key has expired. Pass it where a downstream call dedupes, such as a Temporal update id.
+   */
+  operationId: string;
+}
+
 export interface RequestContext<A extends AuthKind = AuthKind> {
   em: EntityManager;
   requestId: string;
   request: { headers: IncomingHttpHeaders; origin: string };
   account: A extends 'account' ? Account : undefined;
   services: ApiServices;
+  /** Set when the request carries an `Idempotency-Key` the route honours (src/http/idempotency.ts). */
+  idempotency?: Idempotency | undefined;
 }
 
 export interface RouteResult {
@@ -54,7 +66,9 @@ export interface RouteSpec<
   bodyLimit?: number;
   /**
    * Hand the handler a reader of the body's exact bytes (`readRaw`, with the size limit) instead of parsing it, e.g.
-   * to verify a signature over them after cheaper checks. `body` then only documents the expected shape.
+   * to verify a signature over them after cheaper checks. `body` then only documents the expected shape. The bytes
+   * are read once: with an Idempotency-Key the router reads them first (for the fingerprint) and `readRaw` hands
+   * them over.
    */
   rawBody?: boolean;
   responses: Record<number, ResponseSpec>;

@@ -2,7 +2,8 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { authenticate } from './auth.ts';
 import { parseJsonBody, readRawBody } from './body.ts';
-import type { RequestContext, RouteSpec } from './route.ts';
+import { idempotencyKeyOf, runIdempotently } from './idempotency.ts';
+import type { Idempotency, RequestContext, RouteSpec } from './route.ts';
 import type { ApiServices } from './services.ts';
 import { parseInput } from './validate.ts';
 
@@ -13,10 +14,12 @@ async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): 
   const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
   const account = await authenticate(route.auth, ctx, em, services.adminToken, rawParams.accountId);
   ctx.state.account = account;
+  const idempotencyKey = idempotencyKeyOf(route, ctx);
 
   const params = route.params ? parseInput(route.params, rawParams, 'params') : undefined;
   const query = route.query ? parseInput(route.query, ctx.query, 'query') : undefined;
-  const readRaw = () => readRawBody(ctx.req, route.bodyLimit ?? defaultBodyLimit);
+  let rawBody: Promise<Buffer> | undefined;
+  const readRaw = () => (rawBody ??= readRawBody(ctx.req, route.bodyLimit ?? defaultBodyLimit));
   let body: unknown;
   if (route.body && !route.rawBody) body = parseInput(route.body, parseJsonBody(await readRaw(), ctx.get('content-type') || undefined), 'body');
 
@@ -28,7 +31,14 @@ async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): 
     account,
     services,
   };
-  const result = await route.handler({ params, query, body, readRaw } as never, context as never);
+  const run = (idempotency?: Idempotency) => route.handler({ params, query, body, readRaw } as never, { ...context, idempotency } as never);
+  const result = idempotencyKey === undefined
+    ? await run()
+    : await runIdempotently(
+        { key: idempotencyKey, route, account, method: ctx.method, url: ctx.originalUrl, body: await readRaw() },
+        { em, services, requestId: context.requestId },
+        run,
+      );
   ctx.status = result.status;
   if (result.headers) ctx.set(result.headers);
   if (result.body !== undefined) ctx.body = result.body;

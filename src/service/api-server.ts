@@ -2,6 +2,9 @@ import { createServer, type Server } from 'node:http';
 import { routes } from '../api/routes.ts';
 import { buildApp } from '../http/app.ts';
 import type { ApiServices } from '../http/services.ts';
+import { sweepExpiredIdempotencyKeys } from '../persistence/idempotency-keys.ts';
+
+const idempotencySweepEveryMs = 10 * 60 * 1000;
 
 export interface RunningApi {
   url: string;
@@ -18,13 +21,33 @@ export async function startApiServer(port: number, services: ApiServices, host =
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as { port: number };
+  const stopSweep = sweepIdempotencyKeys(services);
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`,
     server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    async close() {
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();
-      }),
+      });
+      await stopSweep();
+    },
+  };
+}
+
+/** Deletes expired Idempotency-Key rows while the API serves: at start, then every 10 minutes. Returns the stop. */
+function sweepIdempotencyKeys(services: ApiServices): () => Promise<void> {
+  let running: Promise<void> = Promise.resolve();
+  const sweep = () => {
+    running = sweepExpiredIdempotencyKeys(services.orm.em.fork()).then(
+      (deleted) => void (deleted > 0 && services.logger.info({ deleted }, 'expired idempotency keys swept')),
+      (error) => services.logger.warn({ err: error }, 'idempotency key sweep failed; the next one retries'),
+    );
+  };
+  const timer = setInterval(sweep, idempotencySweepEveryMs).unref();
+  sweep();
+  return async () => {
+    clearInterval(timer);
+    await running;
   };
 }

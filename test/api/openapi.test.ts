@@ -43,3 +43,16 @@ describe('GET /openapi.json', () => {
     );
   });
 });
+
+describe('Idempotency-Key in the OpenAPI document', () => {
+  it('is declared on every mutating operation of a known caller, and not on the ingest endpoint', async () => {
+    const { body: document } = await call('GET', '/openapi.json');
+    const headersOf = (operation: any) => (operation.parameters ?? []).filter((parameter: any) => parameter.in === 'header').map((parameter: any) => parameter.name);
+    for (const route of routes.filter((candidate) => candidate.method !== 'get')) {
+      const operation = document.paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][route.method];
+      expect(headersOf(operation), `${route.method} ${route.path}`).toEqual(route.auth === 'none' ? [] : ['Idempotency-Key']);
+    }
+    expect(headersOf(document.paths['/v1/in/{inboundKey}'].post)).toEqual([]);
+    expect(headersOf(document.paths['/job/get'].get)).toEqual([]);
+  });
+});

@@ -12,6 +12,8 @@ export interface CallOptions {
   /** Sent as is, for malformed or oversized bodies. */
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** Another API instance's URL; the run's API by default. */
+  baseUrl?: string;
 }
 
 /** Calls the running service over HTTP, the way a client would. */
@@ -23,7 +25,7 @@ export async function call<T = any>(method: string, path: string, options: CallO
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${inject('apiUrl')}${path}`, { method, headers, body });
+  const response = await fetch(`${options.baseUrl ?? inject('apiUrl')}${path}`, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = text;
   try {

@@ -11,3 +11,23 @@ export async function query<T extends pg.QueryResultRow = any>(sql: string, para
     await client.end();
   }
 }
+
+/**
+ * Runs `sql` in a transaction of its own and keeps it open until `release`, holding the locks it took: a request that
+ * needs them waits for the test, deterministically, with no sleep.
+ */
+export async function holdInTransaction(sql: string, params: unknown[] = []): Promise<{ release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: inject('databaseUrl') });
+  await client.connect();
+  try {
+    await client.query('begin');
+    await client.query(sql, params);
+  } catch (error) {
+    await client.end();
+    throw error;
+  }
+  let released: Promise<void> | undefined;
+  return {
+    release: () => (released ??= client.query('commit').then(() => client.end())),
+  };
+}

@@ -19,12 +19,12 @@ export async function updateRecordingJob(deps: JobDeps, accountId: string, jobId
   if (appId !== undefined && appId !== job.appId) {
     throw new DomainError('validation_failed', 'A job cannot move to another app', [{ path: 'body.appId', message: 'must be the job’s app' }]);
   }
-  return sendJobUpdate(deps, job, 'update', (handle) => handle.executeUpdate(updateJob, { args: [rest] }));
+  return sendJobUpdate(deps, job, 'update', (handle) => handle.executeUpdate(updateJob, { args: [rest], updateId: deps.updateId }));
 }
 
 export async function executeRecordingJob(deps: JobDeps, accountId: string, jobId: string): Promise<JobView> {
   const job = await findOwnedJob(deps.em, accountId, jobId);
-  return sendJobUpdate(deps, job, 'execute', (handle) => handle.executeUpdate(executeJob));
+  return sendJobUpdate(deps, job, 'execute', (handle) => handle.executeUpdate(executeJob, { updateId: deps.updateId }));
 }
 
 export async function submitJobRecording(
@@ -34,7 +34,7 @@ export async function submitJobRecording(
   recording: RecordingInput,
 ): Promise<RecordingView & { job: JobView }> {
   const job = await findOwnedJob(deps.em, accountId, jobId);
-  const result = await sendJobUpdate(deps, job, 'submitRecording', (handle) => handle.executeUpdate(submitRecording, { args: [recording] }));
+  const result = await sendJobUpdate(deps, job, 'submitRecording', (handle) => handle.executeUpdate(submitRecording, { args: [recording], updateId: deps.updateId }));
   const file = result.job.recordings.find((candidate) => candidate.fileId === result.fileId)!;
   return { ...file, job: result.job };
 }
@@ -43,15 +43,15 @@ export async function submitJobRecording(
 export async function selectJobRecording(deps: JobDeps, accountId: string, fileId: string): Promise<JobView> {
   const file = await findOwnedRecording(deps.em, accountId, fileId);
   const job = await findOwnedJob(deps.em, accountId, file.jobId);
-  return sendJobUpdate(deps, job, 'select', (handle) => handle.executeUpdate(selectRecording, { args: [{ fileId }] }));
+  return sendJobUpdate(deps, job, 'select', (handle) => handle.executeUpdate(selectRecording, { args: [{ fileId }], updateId: deps.updateId }));
 }
 
 export async function acceptRecordingJob(deps: JobDeps, accountId: string, jobId: string): Promise<JobView> {
   const job = await findOwnedJob(deps.em, accountId, jobId);
-  return sendJobUpdate(deps, job, 'accept', (handle) => handle.executeUpdate(acceptJob));
+  return sendJobUpdate(deps, job, 'accept', (handle) => handle.executeUpdate(acceptJob, { updateId: deps.updateId }));
 }
 
 export async function cancelRecordingJob(deps: JobDeps, accountId: string, jobId: string): Promise<JobView> {
   const job = await findOwnedJob(deps.em, accountId, jobId);
-  return sendJobUpdate(deps, job, 'cancel', (handle) => handle.executeUpdate(cancelJob));
+  return sendJobUpdate(deps, job, 'cancel', (handle) => handle.executeUpdate(cancelJob, { updateId: deps.updateId }));
 }

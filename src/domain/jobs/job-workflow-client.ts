@@ -14,6 +14,11 @@ import type { JobView } from './job-view.ts';
 export interface JobDeps {
   em: EntityManager;
   temporal: TemporalAccess;
+  /**
+   * The Temporal update id of the step, from the request's Idempotency-Key (its operation id): a retry sends the same
+   * id, and Temporal answers it with the first outcome instead of running the step twice. Unset: a fresh id per call.
+   */
+  updateId?: string | undefined;
 }
 
 /**
@@ -25,8 +30,10 @@ export async function createRecordingJob(deps: JobDeps, accountId: string, args:
   await findOwnedApp(deps.em, accountId, args.appId);
   await getNotification(deps.em, accountId, args.notificationId);
   const { appId, ...create } = args;
+  // With an Idempotency-Key the job id is the key's operation id, so a retry finds the run its first try started.
+  const jobId = deps.updateId ?? randomUUID();
   return withUpdateErrors(
-    () => createRecordingJobRun(deps.temporal, WithStartWorkflowOperation, { jobId: randomUUID(), accountId, appId, create }),
+    () => createRecordingJobRun(deps.temporal, WithStartWorkflowOperation, { jobId, accountId, appId, create, updateId: deps.updateId }),
     async () => new DomainError('conflict', 'The job could not be created; retry'),
   );
 }

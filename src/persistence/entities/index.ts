@@ -4,6 +4,7 @@ import { Connection } from './connection.ts';
 import { Delivery } from './delivery.ts';
 import { DeliveryAttempt } from './delivery-attempt.ts';
 import { Endpoint } from './endpoint.ts';
+import { IdempotencyKey } from './idempotency-key.ts';
 import { InboundEvent } from './inbound-event.ts';
 import { Job } from './job.ts';
 import { JobFile } from './job-file.ts';
@@ -14,7 +15,7 @@ import { Slot } from './slot.ts';
 import { Stock } from './stock.ts';
 import { Visitor } from './visitor.ts';
 
-export { Account, App, Connection, Delivery, DeliveryAttempt, Endpoint, InboundEvent, Job, JobFile, Notification, OutboundEvent, RateLimitBucket, Slot, Stock, Visitor };
+export { Account, App, Connection, Delivery, DeliveryAttempt, Endpoint, IdempotencyKey, InboundEvent, Job, JobFile, Notification, OutboundEvent, RateLimitBucket, Slot, Stock, Visitor };
 export const entities = [
   Account,
   App,
@@ -31,4 +32,5 @@ export const entities = [
   Visitor,
   InboundEvent,
   RateLimitBucket,
+  IdempotencyKey,
 ];
