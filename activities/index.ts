@@ -1,5 +1,6 @@
 import { createDeliveryActivities } from './deliveries.ts';
 import type { ActivityDeps } from './deps.ts';
+import { createExperienceActivities } from './experiences.ts';
 import { createIngestActivities } from './ingest.ts';
 import { createJobActivities } from './jobs.ts';
 import { createSelfTestActivities } from './self-test.ts';
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDeliveryActivities(deps),
     ...createJobActivities(deps),
     ...createIngestActivities(deps),
+    ...createExperienceActivities(deps),
   };
 }
 

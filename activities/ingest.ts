@@ -13,7 +13,7 @@ export function createIngestActivities({ orm, temporal }: ActivityDeps) {
       return withDomainFailures(() => recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
     },
     routeInboundEvent(input: { eventId: string; visitorId: string | null; released: boolean }): Promise<RoutingOutcome> {
-      return withDomainFailures(() => routeInboundEvent(orm.em.fork(), input));
+      return withDomainFailures(() => routeInboundEvent({ em: orm.em.fork(), temporal }, input));
     },
     finishInboundEvent(input: { eventId: string; status: 'EXPIRED' | 'FAILED'; reason: string }): Promise<void> {
       return finishInboundEvent(orm.em.fork(), input);

@@ -2,7 +2,9 @@
  * Every workflow the worker registers. A workflow's type is its export name here; each has a contract module
  * (`<name>.contract.ts`) that callers use to start and message it.
  */
+export { cancelExperienceRuns } from './cancel-experience-runs.ts';
 export { deliverWebhook } from './deliver-webhook.ts';
+export { experienceRun } from './experience-run.ts';
 export { fanOutEvent } from './fan-out-event.ts';
 export { ingestEvent } from './ingest-event.ts';
 export { recordingJob } from './recording-job.ts';

@@ -7,6 +7,7 @@ import { openApiRoute } from './docs/routes.ts';
 import { endpointRoutes } from './endpoints/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { eventTypeRoutes } from './event-types/routes.ts';
+import { experienceRoutes } from './experiences/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
@@ -29,5 +30,6 @@ export const routes: RouteSpec[] = [
   ...ingestRoutes,
   ...visitorRoutes,
   ...eventRoutes,
+  ...experienceRoutes,
 ];
 routes.push(openApiRoute(() => routes));

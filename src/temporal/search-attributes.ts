@@ -19,7 +19,26 @@ export const JobStatus = defineSearchAttributeKey('JobStatus', SearchAttributeTy
 /** The client's id for the person an ingested event is about. */
 export const ClientUserId = defineSearchAttributeKey('ClientUserId', SearchAttributeType.KEYWORD);
 
-export const searchAttributes = [AccountId, AppId, EntityType, EntityId, EventType, JobStatus, ClientUserId];
+/** The experience (flow) a run belongs to, and the version of it the run follows. */
+export const ExperienceId = defineSearchAttributeKey('ExperienceId', SearchAttributeType.KEYWORD);
+export const ExperienceVersion = defineSearchAttributeKey('ExperienceVersion', SearchAttributeType.INT);
+/** An experience run's status (`running`, `completed`, …) and the node it is on, upserted as it moves. */
+export const RunStatus = defineSearchAttributeKey('RunStatus', SearchAttributeType.KEYWORD);
+export const CurrentNode = defineSearchAttributeKey('CurrentNode', SearchAttributeType.KEYWORD);
+
+export const searchAttributes = [
+  AccountId,
+  AppId,
+  EntityType,
+  EntityId,
+  EventType,
+  JobStatus,
+  ClientUserId,
+  ExperienceId,
+  ExperienceVersion,
+  RunStatus,
+  CurrentNode,
+];
 
 /** The attributes of a delivery run, set alike whether the fan-out or a redelivery starts it. */
 export const deliverySearchAttributes = (accountId: string, deliveryId: string, eventType: string) => [

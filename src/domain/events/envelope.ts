@@ -9,7 +9,7 @@ export interface EventEnvelope {
   experienceId?: string;
   data: {
     clientUserId?: string;
-    visitorId?: string;
+    visitorId?: string | null;
     attributes?: Record<string, unknown>;
     result?: Record<string, unknown>;
   };

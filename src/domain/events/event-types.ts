@@ -40,13 +40,23 @@ export const eventTypeCatalogue = {
     description: 'The job due date passed and the job is not accepted.',
     exampleResult: { jobId: '…', status: 'SUBMITTED', dueDate: 1767225600000 },
   },
+  'experience.action': {
+    description:
+      'A webhook node of an experience (flow) fired: `data.result` is the node’s rendered `result` plus `nodeId`. A node with an `endpointId` sends it to that endpoint only.',
+    exampleResult: { step: 'welcome', plan: 'pro', nodeId: 'welcome' },
+  },
   'experience.goal.reached': {
-    description: 'A person reached the goal of an experience (flow).',
-    exampleResult: { goal: 'purchase', experienceName: 'Weekend sale' },
+    description: 'A run of an experience reached one of its goals, whatever node it was on.',
+    exampleResult: { goal: 'purchased', eventType: 'purchase', eventId: 'iev_…' },
   },
   'experience.ended': {
-    description: 'An experience (flow) ended for a person, or for an anonymous run when no person was identified.',
-    exampleResult: { outcome: 'completed' },
+    description:
+      'A run of an identified person ended. `reason` is completed, goal_reached, max_duration, cancelled or failed; `nodeId` is the node it ended on.',
+    exampleResult: { reason: 'goal_reached', nodeId: 'await' },
+  },
+  'experience.completed': {
+    description: 'A run that never identified a person ended (the generic completion event): its `data` has no `clientUserId`.',
+    exampleResult: { reason: 'completed', nodeId: 'done' },
   },
 } as const satisfies Record<string, EventTypeInfo>;
 

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
+import type { TemporalAccess } from '../../temporal/temporal-access.ts';
+import { dispatchRouting } from '../routing/dispatch-routing.ts';
 import { routeEvent, type RoutingOutcome } from '../routing/route-event.ts';
 import { lockPerson } from '../../persistence/person-lock.ts';
 import { upsertVisitor } from '../visitors/link-visitor.ts';
@@ -11,15 +13,20 @@ export class OlderEventsPending extends Error {
 
 /**
  * The last step of an ingest run: a held event released to its visitor first brings its attributes and contacts to
- * the visitor, then the event is routed and marked PROCESSED with the outcome.
+ * the visitor; then the event is routed to experiences and marked PROCESSED with the outcome, in one transaction
+ * under the person's lock. After the commit the decision is carried out on Temporal; a retry of this step finds the
+ * stored outcome and carries it out again, which is harmless.
  */
-export async function routeInboundEvent(em: EntityManager, input: { eventId: string; visitorId: string | null; released: boolean }): Promise<RoutingOutcome> {
-  return em.transactional(async (tx) => {
+export async function routeInboundEvent(
+  deps: { em: EntityManager; temporal: TemporalAccess },
+  input: { eventId: string; visitorId: string | null; released: boolean },
+): Promise<RoutingOutcome> {
+  const outcome = await deps.em.transactional(async (tx) => {
     const event = await tx.findOneOrFail(InboundEvent, { id: input.eventId });
     if (event.status === 'PROCESSED' && event.routingOutcome) return event.routingOutcome as unknown as RoutingOutcome;
+    if (event.clientUserId) await lockPerson(tx, event.accountId, event.clientUserId);
     if (input.released && event.clientUserId) {
       // Released events are routed in the order they were received: wait while an older one is still held.
-      await lockPerson(tx, event.accountId, event.clientUserId);
       const older = await tx.count(InboundEvent, {
         accountId: event.accountId,
         clientUserId: event.clientUserId,
@@ -33,15 +40,17 @@ export async function routeInboundEvent(em: EntityManager, input: { eventId: str
         phone: event.endpoints?.phone,
       });
     }
-    const outcome = await routeEvent(event);
+    const routed = await routeEvent(tx, event, input.visitorId);
     event.visitorId = input.visitorId;
     event.status = 'PROCESSED';
     event.statusReason = null;
-    event.routingOutcome = { ...outcome };
+    event.routingOutcome = { ...routed };
     event.processedAt = new Date();
     await tx.flush();
-    return outcome;
+    return routed;
   });
+  await dispatchRouting(deps, input.eventId, outcome);
+  return outcome;
 }
 
 /** Marks an event that ended without routing: EXPIRED (held too long) or FAILED (a step kept failing). */

@@ -34,7 +34,9 @@ export async function createRecordingJob(deps: JobDeps, accountId: string, args:
   const jobId = deps.updateId ?? randomUUID();
   return withUpdateErrors(
     () => createRecordingJobRun(deps.temporal, WithStartWorkflowOperation, { jobId, accountId, appId, create, updateId: deps.updateId }),
-    async () => new DomainError('conflict', 'The job could not be created; retry'),
+    async () => {
+      throw new DomainError('conflict', 'The job could not be created; retry');
+    },
   );
 }
 
@@ -54,7 +56,7 @@ export async function sendJobUpdate<Ret>(
       // The run has ended (ACCEPTED or CANCELLED): answer as its validator would have.
       const current = await deps.em.fork().findOneOrFail(Job, { id: job.id });
       const step = transition(action, current.status);
-      return new DomainError('invalid_state', step.ok ? `The job is ${current.status}; it accepts no more changes` : step.message);
+      throw new DomainError('invalid_state', step.ok ? `The job is ${current.status}; it accepts no more changes` : step.message);
     },
   );
 }

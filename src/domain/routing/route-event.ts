@@ -1,15 +1,120 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Experience } from '../../persistence/entities/experience.ts';
+import { ExperienceRun } from '../../persistence/entities/experience-run.ts';
+import { ExperienceVersion } from '../../persistence/entities/experience-version.ts';
 import type { InboundEvent } from '../../persistence/entities/inbound-event.ts';
+import { Visitor } from '../../persistence/entities/visitor.ts';
+import { derivedId } from '../../security/ids.ts';
+import { experienceRunWorkflowId } from '../../../workflows/experience-run.contract.ts';
+import { evaluateCondition, type ConditionContext } from '../experiences/conditions.ts';
+import type { ExperienceDefinition } from '../experiences/definition-schema.ts';
 
 /**
- * The seam where flows (experiences) will plug in: given an accepted, linked event, decide which experiences it
- * starts or advances. No experiences exist yet, so every event is routed to none, and the outcome says so. The
- * outcome is stored on the event and shown by GET /accounts/{accountId}/events.
+ * What routing decided for one event, stored on the event (GET /accounts/{accountId}/events shows it): the active
+ * experiences whose trigger it matched, the runs it started, and the live runs of the same person it was handed to.
  */
 export interface RoutingOutcome {
   matchedExperiences: string[];
+  startedRuns: string[];
+  deliveredTo: string[];
   reason: string;
 }
 
-export async function routeEvent(event: InboundEvent): Promise<RoutingOutcome> {
-  return { matchedExperiences: [], reason: `no experience is triggered by ${event.eventType}` };
+/**
+ * Decides, inside the caller's transaction, which runs an event starts and which live runs it reaches. Only
+ * indexed queries: active experiences by (account, eventType), runs by person. The caller holds the person's lock, so
+ * two events of one person never decide an entry at the same time; the experience rows are read FOR SHARE, so an
+ * archive waits for routing in flight and then sees every run it started. The Temporal side (starting the runs,
+ * signalling the live ones) happens after the commit, in `dispatchRouting`.
+ */
+export async function routeEvent(tx: EntityManager, event: InboundEvent, visitorId: string | null): Promise<RoutingOutcome> {
+  const candidates = await tx.find(
+    Experience,
+    { accountId: event.accountId, triggerEventType: event.eventType, status: 'active' },
+    { fields: ['id', 'version'], lockMode: LockMode.PESSIMISTIC_READ },
+  );
+  const versions = candidates.length
+    ? await tx.find(ExperienceVersion, { $or: candidates.map((candidate) => ({ experienceId: candidate.id, version: candidate.version! })) })
+    : [];
+  const visitor = visitorId ? await tx.findOne(Visitor, { id: visitorId }, { fields: ['clientUserId', 'attributes'] }) : null;
+  const own = { eventType: event.eventType, attributes: event.attributes ?? {} };
+  const context: ConditionContext = { event: own, trigger: own, visitor: visitor ? { clientUserId: visitor.clientUserId, attributes: visitor.attributes } : null };
+
+  const matchedExperiences: string[] = [];
+  const startedRuns: string[] = [];
+  for (const version of versions) {
+    const definition = version.definition;
+    if (definition.trigger.conditions && !evaluateCondition(definition.trigger.conditions, context)) continue;
+    matchedExperiences.push(version.experienceId);
+    const runId = await enterRun(tx, event, version.experienceId, version.version, definition, visitor ? { id: visitorId!, clientUserId: visitor.clientUserId } : null);
+    if (runId) startedRuns.push(runId);
+  }
+
+  const live = visitorId
+    ? await tx.find(ExperienceRun, { accountId: event.accountId, visitorId, status: 'running', id: { $nin: startedRuns } }, { fields: ['id'] })
+    : [];
+  const deliveredTo = live.map((run) => run.id);
+  const reason = matchedExperiences.length || deliveredTo.length
+    ? `started ${startedRuns.length} run(s) of ${matchedExperiences.length} matching experience(s); handed to ${deliveredTo.length} live run(s)`
+    : `no experience is triggered by ${event.eventType}, and the person has no live run`;
+  return { matchedExperiences, startedRuns, deliveredTo, reason };
+}
+
+/**
+ * Writes a new run unless the entry rule forbids it; returns its id, or null. The run id derives from (experience,
+ * event), so deciding again for the same event finds the same run; `entryKey` is unique per experience, so the
+ * database refuses a second entry the rule forbids even if a check were to race.
+ */
+async function enterRun(
+  tx: EntityManager,
+  event: InboundEvent,
+  experienceId: string,
+  version: number,
+  definition: ExperienceDefinition,
+  person: { id: string; clientUserId: string } | null,
+): Promise<string | null> {
+  const runId = derivedId('run_', experienceId, event.id);
+  let entryKey: string;
+  let runNumber = 1;
+  let workflowId: string;
+  if (!person) {
+    // Nobody to follow: a run of its own for this event, which no later event can reach.
+    entryKey = `event:${event.id}`;
+    workflowId = experienceRunWorkflowId(experienceId, { eventId: event.id });
+  } else {
+    const earlier = await tx.find(ExperienceRun, { experienceId, visitorId: person.id }, { fields: ['id', 'status'] });
+    if (earlier.some((run) => run.id === runId)) return runId;
+    const reentry = definition.entry.reentry;
+    if (reentry === 'never' && earlier.length > 0) return null;
+    if (reentry === 'after_exit' && earlier.some((run) => run.status === 'running')) return null;
+    entryKey = reentry === 'never' ? `person:${person.id}` : reentry === 'after_exit' ? `live:${person.id}` : `event:${event.id}`;
+    runNumber = earlier.length + 1;
+    workflowId = experienceRunWorkflowId(experienceId, { visitorId: person.id, runNumber });
+  }
+  const now = new Date();
+  const inserted = await tx
+    .createQueryBuilder(ExperienceRun)
+    .insert({
+      id: runId,
+      accountId: event.accountId,
+      experienceId,
+      version,
+      visitorId: person?.id ?? null,
+      clientUserId: person?.clientUserId ?? null,
+      triggerEventId: event.id,
+      entryKey,
+      runNumber,
+      workflowId,
+      status: 'running',
+      currentNodeId: definition.start,
+      path: [],
+      enteredAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflict()
+    .ignore()
+    .execute('run');
+  return inserted.affectedRows > 0 ? runId : null;
 }

@@ -4,6 +4,9 @@ import { Connection } from './connection.ts';
 import { Delivery } from './delivery.ts';
 import { DeliveryAttempt } from './delivery-attempt.ts';
 import { Endpoint } from './endpoint.ts';
+import { Experience } from './experience.ts';
+import { ExperienceRun } from './experience-run.ts';
+import { ExperienceVersion } from './experience-version.ts';
 import { IdempotencyKey } from './idempotency-key.ts';
 import { InboundEvent } from './inbound-event.ts';
 import { Job } from './job.ts';
@@ -15,7 +18,27 @@ import { Slot } from './slot.ts';
 import { Stock } from './stock.ts';
 import { Visitor } from './visitor.ts';
 
-export { Account, App, Connection, Delivery, DeliveryAttempt, Endpoint, IdempotencyKey, InboundEvent, Job, JobFile, Notification, OutboundEvent, RateLimitBucket, Slot, Stock, Visitor };
+export {
+  Account,
+  App,
+  Connection,
+  Delivery,
+  DeliveryAttempt,
+  Endpoint,
+  Experience,
+  ExperienceRun,
+  ExperienceVersion,
+  IdempotencyKey,
+  InboundEvent,
+  Job,
+  JobFile,
+  Notification,
+  OutboundEvent,
+  RateLimitBucket,
+  Slot,
+  Stock,
+  Visitor,
+};
 export const entities = [
   Account,
   App,
@@ -33,4 +56,7 @@ export const entities = [
   InboundEvent,
   RateLimitBucket,
   IdempotencyKey,
+  Experience,
+  ExperienceVersion,
+  ExperienceRun,
 ];

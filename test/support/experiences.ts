@@ -1,0 +1,40 @@
+import { call, type TestAccount } from './api.ts';
+
+/** A definition with sensible defaults around the given nodes (trigger on `signup`, never re-enter, no goals). */
+export function flow(overrides: Record<string, unknown> & { nodes: unknown[] }): Record<string, unknown> {
+  return {
+    name: 'Test flow',
+    trigger: { eventType: 'signup', conditions: null },
+    entry: { reentry: 'never' },
+    goals: [],
+    maxDurationSeconds: 3600,
+    start: (overrides.nodes[0] as { id: string }).id,
+    ...overrides,
+  };
+}
+
+/** Creates an experience and publishes it; returns the published experience. */
+export async function publishedExperience(account: TestAccount, definition: Record<string, unknown>): Promise<any> {
+  const created = await call('POST', `/accounts/${account.accountId}/experiences`, { token: account.apiKey, body: { definition } });
+  if (created.status !== 201) throw new Error(`experience creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const published = await call('POST', `/accounts/${account.accountId}/experiences/${created.body.experienceId}/publish`, { token: account.apiKey });
+  if (published.status !== 200) throw new Error(`publish failed: ${published.status} ${JSON.stringify(published.body)}`);
+  return published.body;
+}
+
+export const listRuns = async (account: TestAccount, experienceId: string, query = ''): Promise<any[]> => {
+  const page = await call('GET', `/accounts/${account.accountId}/experiences/${experienceId}/runs?limit=100${query}`, { token: account.apiKey });
+  if (page.status !== 200) throw new Error(`runs list failed: ${page.status} ${JSON.stringify(page.body)}`);
+  return page.body.items;
+};
+
+/** Polls an experience's runs until the predicate holds; returns them. */
+export async function waitForRuns(account: TestAccount, experienceId: string, predicate: (runs: any[]) => boolean, timeoutMs = 20_000): Promise<any[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs = await listRuns(account, experienceId);
+    if (predicate(runs)) return runs;
+    if (Date.now() > deadline) throw new Error(`runs never matched: ${JSON.stringify(runs)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

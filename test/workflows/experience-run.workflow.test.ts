@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { ExperienceDefinition } from '../../src/domain/experiences/definition-schema.ts';
+import type { EndRunInput } from '../../src/domain/experiences/run-steps.ts';
+import {
+  cancelRun,
+  runEvent,
+  runState,
+  startExperienceRun,
+  type ExperienceRunInput,
+  type ExperienceRunState,
+  type ExperienceRunWorkflow,
+} from '../../workflows/experience-run.contract.ts';
+import { connectTestEnvironment, recordHistoryIfAsked, startTimeSkippingEnvironment } from '../support/temporal.ts';
+
+const day = 24 * 3600;
+
+/** Long timers run on the time-skipping server; the cancel update runs on the dev server (see below). */
+let env: TestWorkflowEnvironment;
+let devEnv: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startTimeSkippingEnvironment();
+  devEnv = await connectTestEnvironment();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+  await devEnv?.teardown();
+});
+
+/** Stub activities: conditions answer as `conditionHolds` says; every action is recorded in order. */
+function stubActivities(conditionHolds: (eventId: string) => boolean = () => true) {
+  const calls: Array<{ name: string; input: any }> = [];
+  const log = (name: string) => async (input: any) => {
+    calls.push({ name, input });
+  };
+  const activities = {
+    enterExperienceRun: async () => ({ status: 'running' }),
+    saveExperienceRunProgress: log('save'),
+    evaluateExperienceCondition: async (input: { eventId: string }) => {
+      calls.push({ name: 'evaluate', input });
+      return conditionHolds(input.eventId);
+    },
+    async fireExperienceWebhook(input: { nodeId: string }) {
+      calls.push({ name: 'webhook', input });
+      return { eventId: `evt_${input.nodeId}` };
+    },
+    async publishExperienceGoal(input: { goalId: string }) {
+      calls.push({ name: 'goal', input });
+      return { eventId: `evt_goal_${input.goalId}` };
+    },
+    async callExperienceProvider(input: any) {
+      calls.push({ name: 'provider', input });
+      return { sent: true, status: 200 };
+    },
+    async endExperienceRun(input: EndRunInput) {
+      calls.push({ name: 'end', input });
+      return { eventId: 'evt_end' };
+    },
+  };
+  return { activities, calls, named: (name: string) => calls.filter((call) => call.name === name).map((call) => call.input) };
+}
+
+const definition = (overrides: Partial<ExperienceDefinition> & Pick<ExperienceDefinition, 'nodes'>): ExperienceDefinition => ({
+  name: 'Workflow test',
+  trigger: { eventType: 'signup', conditions: null },
+  entry: { reentry: 'never' },
+  goals: [],
+  maxDurationSeconds: 30 * day,
+  start: overrides.nodes[0]!.id,
+  ...overrides,
+});
+
+async function withRun<T>(
+  flow: ExperienceDefinition,
+  stub: ReturnType<typeof stubActivities>,
+  during: (handle: WorkflowHandle<ExperienceRunWorkflow>, input: ExperienceRunInput) => Promise<T>,
+  extra: Partial<ExperienceRunInput> = {},
+  on: TestWorkflowEnvironment = env,
+): Promise<T> {
+  const taskQueue = `flow-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: on.nativeConnection,
+    namespace: on.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+    activities: stub.activities,
+  });
+  const runId = `run_${randomUUID()}`;
+  const input: ExperienceRunInput = {
+    version: 1,
+    runId,
+    accountId: randomUUID(),
+    experienceId: 'exp_test',
+    experienceName: 'Workflow test',
+    experienceVersion: 3,
+    definition: flow,
+    visitorId: randomUUID(),
+    clientUserId: 'u_wf',
+    trigger: { eventId: 'iev_trigger', eventType: 'signup', occurredAt: new Date().toISOString() },
+    enteredAt: on === env ? await env.currentTimeMs() : Date.now(),
+    ...extra,
+  };
+  const workflowId = `experience:exp_test:${runId}`;
+  return worker.runUntil(async () => {
+    await startExperienceRun({ client: on.client, taskQueue }, workflowId, input);
+    return during(on.client.workflow.getHandle<ExperienceRunWorkflow>(workflowId), input);
+  });
+}
+
+/** Waits (by query, which does not move time) until the run is at the node. */
+async function reach(handle: WorkflowHandle, nodeId: string): Promise<ExperienceRunState> {
+  for (let i = 0; i < 200; i++) {
+    const state = await handle.query(runState);
+    if (state.currentNodeId === nodeId && state.status === 'running') return state;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the run never reached ${nodeId}`);
+}
+
+const event = (eventType: string, eventId = `iev_${randomUUID()}`) => ({ eventId, eventType, occurredAt: new Date().toISOString() });
+
+describe('experienceRun workflow (time-skipping, stub activities)', () => {
+  it('walks webhook → a day’s wait → condition (else) → exit, and records the path', async () => {
+    const stub = stubActivities(() => false);
+    const flow = definition({
+      nodes: [
+        { id: 'welcome', type: 'webhook', result: { step: 1 }, next: 'wait1' },
+        { id: 'wait1', type: 'wait', seconds: day, next: 'check' },
+        { id: 'check', type: 'condition', if: { field: 'visitor.attributes.country', op: 'eq', value: 'DE' }, then: 'seg', else: 'done' },
+        { id: 'seg', type: 'provider', connectionId: 'conn_x', call: 'track', event: 'Nudge', next: 'done' },
+        { id: 'done', type: 'exit' },
+      ],
+    });
+    const result = await withRun(flow, stub, async (handle) => {
+      const start = await env.currentTimeMs();
+      const state = await handle.result();
+      expect((await env.currentTimeMs()) - start).toBeGreaterThanOrEqual(day * 1000);
+      await recordHistoryIfAsked(handle, 'experience-run');
+      return state;
+    });
+    expect(result).toMatchObject({ status: 'completed', endReason: 'completed', currentNodeId: 'done' });
+    expect(result.path.map((step) => `${step.nodeId}:${step.outcome}`)).toEqual(['welcome:sent evt_welcome', `wait1:waited ${day} s`, 'check:else', 'done:exit']);
+    expect(stub.named('provider')).toEqual([]);
+    expect(stub.named('evaluate')).toEqual([expect.objectContaining({ eventId: 'iev_trigger' })]);
+    expect(stub.named('end')).toEqual([expect.objectContaining({ status: 'completed', endReason: 'completed', currentNodeId: 'done' })]);
+  });
+
+  it('reaches an exit goal while waiting: the goal is announced once, the wait is cancelled, the run ends goal_reached', async () => {
+    const stub = stubActivities();
+    const flow = definition({
+      goals: [{ id: 'purchased', eventType: 'purchase', conditions: null, exit: true }],
+      nodes: [
+        { id: 'wait1', type: 'wait', seconds: 10 * day, next: 'done' },
+        { id: 'done', type: 'exit' },
+      ],
+    });
+    const result = await withRun(flow, stub, async (handle) => {
+      await reach(handle, 'wait1');
+      const purchase = event('purchase');
+      await handle.signal(runEvent, purchase);
+      await handle.signal(runEvent, purchase);
+      return handle.result();
+    });
+    // Ended on the goal, not after the 10-day wait.
+    expect(Date.parse(result.endedAt!) - Date.parse(result.path[0]!.at)).toBeLessThan(day * 1000);
+    expect(result).toMatchObject({ status: 'goal_reached', endReason: 'goal_reached', currentNodeId: 'wait1' });
+    expect(result.path.map((step) => step.nodeId)).toEqual(['goal:purchased']);
+    expect(stub.named('goal')).toHaveLength(1);
+  });
+
+  it('ends at maxDurationSeconds with reason max_duration (status cancelled)', async () => {
+    const stub = stubActivities();
+    const flow = definition({
+      maxDurationSeconds: 2 * day,
+      nodes: [
+        { id: 'wait1', type: 'wait', seconds: 10 * day, next: 'done' },
+        { id: 'done', type: 'exit' },
+      ],
+    });
+    const result = await withRun(flow, stub, (handle) => handle.result());
+    expect(result).toMatchObject({ status: 'cancelled', endReason: 'max_duration', currentNodeId: 'wait1' });
+    expect(stub.named('end')).toEqual([expect.objectContaining({ endReason: 'max_duration', status: 'cancelled' })]);
+  });
+
+  it('keeps an event that arrives between steps, and a later waitForEvent takes it; an unmatched one times out', async () => {
+    const stub = stubActivities((eventId) => eventId === 'iev_opened_2');
+    const flow = definition({
+      nodes: [
+        { id: 'wait1', type: 'wait', seconds: day, next: 'await' },
+        { id: 'await', type: 'waitForEvent', eventType: 'app.opened', conditions: { field: 'event.attributes.screen', op: 'eq', value: 'home' }, timeoutSeconds: 2 * day, next: 'await2', timeoutNext: 'done' },
+        { id: 'await2', type: 'waitForEvent', eventType: 'app.closed', conditions: null, timeoutSeconds: 2 * day, next: 'done', timeoutNext: 'done' },
+        { id: 'done', type: 'exit' },
+      ],
+    });
+    const result = await withRun(flow, stub, async (handle) => {
+      await reach(handle, 'wait1');
+      // Both arrive while the run sleeps on wait1; only the second passes the condition.
+      await handle.signal(runEvent, event('app.opened', 'iev_opened_1'));
+      await handle.signal(runEvent, event('app.opened', 'iev_opened_2'));
+      return handle.result();
+    });
+    expect(result.path.map((step) => `${step.nodeId}:${step.outcome}`)).toEqual([
+      `wait1:waited ${day} s`,
+      'await:app.opened iev_opened_2',
+      'await2:timeout',
+      'done:exit',
+    ]);
+  });
+
+  it('continues as new while it waits, carrying its path, buffer and goals', async () => {
+    const stub = stubActivities();
+    const flow = definition({
+      goals: [{ id: 'seen', eventType: 'ping', conditions: null, exit: false }],
+      nodes: [
+        { id: 'welcome', type: 'webhook', result: {}, next: 'wait1' },
+        { id: 'wait1', type: 'wait', seconds: day, next: 'await' },
+        { id: 'await', type: 'waitForEvent', eventType: 'ping', conditions: null, timeoutSeconds: day, next: 'done', timeoutNext: 'done' },
+        { id: 'done', type: 'exit' },
+      ],
+    });
+    const result = await withRun(
+      flow,
+      stub,
+      async (handle) => {
+        await reach(handle, 'wait1');
+        for (let i = 0; i < 5; i++) await handle.signal(runEvent, event('ping', `iev_ping_${i}`));
+        const state = await handle.result();
+        const description = await handle.describe();
+        expect(description.runId).not.toBe(description.raw.workflowExecutionInfo?.firstRunId);
+        return state;
+      },
+      { historyLimit: 20 },
+    );
+    expect(stub.named('goal')).toHaveLength(1);
+    expect(stub.named('webhook')).toHaveLength(1);
+    expect(result.path.map((step) => `${step.nodeId}:${step.outcome}`)).toEqual([
+      'welcome:sent evt_welcome',
+      'goal:seen:reached on ping iev_ping_0',
+      `wait1:waited ${day} s`,
+      'await:ping iev_ping_0',
+      'done:exit',
+    ]);
+  });
+});
+
+/**
+ * The time-skipping test server does not finish an update whose handler waits for the run to end, so the cancel
+ * update runs on the dev server; the wait it cancels simply never fires there.
+ */
+describe('experienceRun workflow (dev server, stub activities)', () => {
+  it('ends on the cancel update with reason cancelled, whatever node it is on', async () => {
+    const stub = stubActivities();
+    const flow = definition({ nodes: [{ id: 'wait1', type: 'wait', seconds: day, next: 'done' }, { id: 'done', type: 'exit' }] });
+    await withRun(
+      flow,
+      stub,
+      async (handle) => {
+        await reach(handle, 'wait1');
+        const cancelled = await handle.executeUpdate(cancelRun);
+        expect(cancelled).toMatchObject({ status: 'cancelled', endReason: 'cancelled', currentNodeId: 'wait1', endedAt: expect.any(String) });
+        expect(await handle.result()).toEqual(cancelled);
+        await recordHistoryIfAsked(handle, 'experience-run-cancelled');
+      },
+      {},
+      devEnv,
+    );
+    expect(stub.named('end')).toEqual([expect.objectContaining({ endReason: 'cancelled', detail: 'cancelled through the API' })]);
+  });
+});

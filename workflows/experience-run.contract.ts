@@ -1,0 +1,154 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ExperienceDefinition } from '../src/domain/experiences/definition-schema.ts';
+import type { ExperienceEndReason, ExperienceRunStatus, PathStep } from '../src/persistence/entities/experience-run.ts';
+import {
+  AccountId,
+  ClientUserId,
+  CurrentNode,
+  EntityId,
+  EntityType,
+  ExperienceId,
+  ExperienceVersion,
+  RunStatus,
+} from '../src/temporal/search-attributes.ts';
+import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
+
+/**
+ * The contract of one person's run through one version of an experience (flow). Routing starts it
+ * (`startExperienceRun`) and hands it later events of the same person (`deliverEventToRun`); the API cancels it
+ * with the `cancel` update.
+ */
+export const experienceRunWorkflowType = 'experienceRun';
+
+/** An event handed to a run: ids only, so the run's history stays small; conditions read the rest from Postgres. */
+export interface RunEvent {
+  eventId: string;
+  eventType: string;
+  occurredAt: string;
+}
+
+/** An event the run has received, in the order received; `consumed` once a waitForEvent has taken it. */
+export interface BufferedEvent extends RunEvent {
+  seq: number;
+  consumed: boolean;
+}
+
+/** Where a run continues after continue-as-new: the node it was waiting on and until when. */
+export interface RunPosition {
+  nodeId: string;
+  waitUntil?: number | undefined;
+}
+
+export interface CarriedRunStateV1 {
+  version: 1;
+  position: RunPosition;
+  path: PathStep[];
+  buffer: BufferedEvent[];
+  /** Ids of the events received lately, to drop a redelivered one. */
+  seen: string[];
+  goalsReached: string[];
+  /** Events received and not yet looked at when the run handed over. */
+  inbox: RunEvent[];
+  nextSeq: number;
+}
+export type CarriedRunState = CarriedRunStateV1;
+
+export interface ExperienceRunInputV1 {
+  version: 1;
+  runId: string;
+  accountId: string;
+  experienceId: string;
+  experienceName: string;
+  experienceVersion: number;
+  /** The version's frozen definition: a new version never changes a live run. */
+  definition: ExperienceDefinition;
+  visitorId: string | null;
+  clientUserId: string | null;
+  trigger: RunEvent;
+  /** Epoch ms, from the run's row: the start of maxDurationSeconds. */
+  enteredAt: number;
+  carried?: CarriedRunState | undefined;
+  /** Continue as new past this many history events (the server's own suggestion also triggers it). */
+  historyLimit?: number | undefined;
+}
+export type ExperienceRunInput = ExperienceRunInputV1;
+
+/** What the `state` query and the `cancel` update answer. */
+export interface ExperienceRunState {
+  status: ExperienceRunStatus;
+  currentNodeId: string | null;
+  path: PathStep[];
+  endReason: ExperienceEndReason | null;
+  endedAt: string | null;
+  bufferedEvents: number;
+}
+
+export type ExperienceRunWorkflow = (input: ExperienceRunInput) => Promise<ExperienceRunState>;
+
+export const runState = defineQuery<ExperienceRunState>('state');
+export const runEvent = defineSignal<[RunEvent]>('event');
+export const cancelRun = defineUpdate<ExperienceRunState, []>('cancel');
+
+/**
+ * `experience:<experienceId>:<visitorId>` for a person's first run, `…:<n>` for the n-th; an anonymous run is keyed by
+ * the event that started it, `experience:<experienceId>:event:<eventId>`.
+ */
+export function experienceRunWorkflowId(experienceId: string, who: { visitorId: string; runNumber: number } | { eventId: string }): string {
+  if ('eventId' in who) return `experience:${experienceId}:event:${who.eventId}`;
+  return `experience:${experienceId}:${who.visitorId}${who.runNumber > 1 ? `:${who.runNumber}` : ''}`;
+}
+
+export const experienceRunSearchAttributes = (input: ExperienceRunInput) => [
+  { key: AccountId, value: input.accountId },
+  { key: EntityType, value: 'experience-run' },
+  { key: EntityId, value: input.runId },
+  { key: ExperienceId, value: input.experienceId },
+  { key: ExperienceVersion, value: input.experienceVersion },
+  ...(input.clientUserId ? [{ key: ClientUserId, value: input.clientUserId }] : []),
+  { key: RunStatus, value: 'running' },
+  { key: CurrentNode, value: input.definition.start },
+];
+
+const startOptions = (temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput) => ({
+  taskQueue: temporal.taskQueue,
+  workflowId,
+  // A run that has ended is never started again under its id.
+  workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+  args: [input] as [ExperienceRunInput],
+  typedSearchAttributes: experienceRunSearchAttributes(input),
+  staticSummary: `${input.experienceName} v${input.experienceVersion} · ${input.clientUserId ? `user ${input.clientUserId}` : `anonymous (event ${input.trigger.eventId})`}`,
+});
+
+/** Starts a decided run; false when it exists already (started before, or ended). */
+export async function startExperienceRun(temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput): Promise<boolean> {
+  try {
+    await temporal.client.workflow.start<ExperienceRunWorkflow>(experienceRunWorkflowType, startOptions(temporal, workflowId, input));
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Hands an event to a live run, starting the run first if its start has not happened yet (so an event that follows
+ * its trigger closely is not lost). False when the run has already ended.
+ */
+export async function deliverEventToRun(temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput, event: RunEvent): Promise<boolean> {
+  try {
+    await temporal.client.workflow.signalWithStart<ExperienceRunWorkflow, [RunEvent]>(experienceRunWorkflowType, {
+      ...startOptions(temporal, workflowId, input),
+      signal: runEvent,
+      signalArgs: [event],
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw error;
+  }
+}
+
+/** The run, for the cancel update and the state query. */
+export const experienceRunHandle = (temporal: Pick<TemporalAccess, 'client'>, workflowId: string) =>
+  temporal.client.workflow.getHandle<ExperienceRunWorkflow>(workflowId);
