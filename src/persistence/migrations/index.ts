@@ -4,6 +4,7 @@ import { Migration20261122181333_outbound_webhooks } from './Migration2026112218
 import { Migration20261122182340_recording_jobs } from './Migration20261122182340_recording_jobs.ts';
 import { Migration20261122183301_event_ingest } from './Migration20261122183301_event_ingest.ts';
 import { Migration20261123002357_idempotency_keys } from './Migration20261123002357_idempotency_keys.ts';
+import { Migration20261123005133_connection_outbound_url } from './Migration20261123005133_connection_outbound_url.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122182340_recording_jobs', class: Migration20261122182340_recording_jobs },
   { name: 'Migration20261122183301_event_ingest', class: Migration20261122183301_event_ingest },
   { name: 'Migration20261123002357_idempotency_keys', class: Migration20261123002357_idempotency_keys },
+  { name: 'Migration20261123005133_connection_outbound_url', class: Migration20261123005133_connection_outbound_url },
 ];
