@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { OutboundRequestError, type OutboundHttpClient, type OutboundResponse } from '../../outbound/http-client.ts';
-import { basicAuthorization, buildSpecRequest, specCallProblem, type SpecCall, type SpecCallInput } from '../../outbound/providers/segment-api.ts';
+import { basicAuthorization, buildSpecRequest, specCallProblem, type SpecCallInput } from '../../outbound/providers/segment-api.ts';
 import type { Connection } from '../../persistence/entities/connection.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { findOwnedConnection } from '../connections/find-owned-connection.ts';
@@ -19,19 +19,10 @@ export interface CallProviderDeps {
   now?: () => Date;
 }
 
-export interface ProviderCall {
+/** One call: the format's fields (see SpecCallInput), on a connection of the account. */
+export interface ProviderCall extends Omit<SpecCallInput, 'timestamp'> {
   accountId: string;
   connectionId: string;
-  call: SpecCall;
-  /** The event's name; required for track. */
-  event?: string | undefined;
-  /** A track call's properties, or an identify call's traits: a JSON object, already rendered. */
-  properties: Record<string, unknown>;
-  /** At least one of userId and anonymousId; both are sent when both are given. */
-  userId?: string | undefined;
-  anonymousId?: string | undefined;
-  /** Chosen by the caller, the same on every retry (e.g. per run and node), so the provider drops duplicates. */
-  messageId: string;
   /** When it happened: an ISO-8601 string or a Date; sent as ISO-8601 UTC. */
   timestamp: string | Date;
 }
@@ -64,15 +55,8 @@ export async function callProvider(deps: CallProviderDeps, input: ProviderCall):
 
   const timestamp = new Date(input.timestamp);
   if (Number.isNaN(timestamp.getTime())) return { kind: 'rejected', reason: 'the timestamp is not a valid date' };
-  const call: SpecCallInput = {
-    call: input.call,
-    event: input.event,
-    properties: input.properties,
-    userId: input.userId,
-    anonymousId: input.anonymousId,
-    messageId: input.messageId,
-    timestamp: timestamp.toISOString(),
-  };
+  const { accountId: _accountId, connectionId: _connectionId, ...fields } = input;
+  const call: SpecCallInput = { ...fields, timestamp: timestamp.toISOString() };
   const problem = specCallProblem(call);
   if (problem) return { kind: 'rejected', reason: problem };
 

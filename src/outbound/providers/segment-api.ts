@@ -11,11 +11,12 @@ export interface SpecCallInput {
   call: SpecCall;
   /** The event's name; required for track, ignored for identify. */
   event?: string | undefined;
-  /** A track call's `properties`, or an identify call's `traits`. */
+  /** A track call's `properties`, or an identify call's `traits`: a JSON object, already rendered. */
   properties: Record<string, unknown>;
+  /** At least one of userId and anonymousId; both are sent when both are given. */
   userId?: string | undefined;
   anonymousId?: string | undefined;
-  /** The provider deduplicates on it, so a retried call must reuse it. */
+  /** The provider deduplicates on it, so a retried call must reuse it (e.g. one per run and node). */
   messageId: string;
   /** When it happened, ISO-8601 UTC. */
   timestamp: string;
