@@ -19,6 +19,7 @@ import type { Client } from '@temporalio/client';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createConnection } from '../src/domain/connections/create-connection.ts';
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
+import { systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
 import { buildWebhookHeaders } from '../src/security/standard-webhooks.ts';
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
@@ -211,7 +212,7 @@ async function main(context: BenchContext): Promise<number> {
 
   // One account and direct connection measured; another for the warm-ups, so its runs never mix with the counts.
   const em = () => workerOrm.em.fork();
-  const connectionDeps = () => ({ em: em(), secrets: createSecretBox(settings.secretsKey) });
+  const connectionDeps = () => ({ em: em(), secrets: createSecretBox(settings.secretsKey), outbound: { allow: [], resolve: systemResolve } });
   const { account } = await createAccount(em(), { name: 'bench-ingest' });
   const measured = await createConnection(connectionDeps(), account.id, { provider: 'direct', label: 'bench' });
   const baselineRows = await createConnection(connectionDeps(), account.id, { provider: 'direct', label: 'bench baseline rows' });

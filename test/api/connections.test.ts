@@ -26,6 +26,8 @@ describe('POST /accounts/{accountId}/connections', () => {
       mapping: {},
       eventConfig: { createVisitors: true, holdTtlHours: 168 },
       hasOutboundCredential: false,
+      outboundUrl: null,
+      outboundUrlIsDefault: false,
       inboundKey: expect.any(String),
       inboundUrl: expect.any(String),
       signingSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+={0,2}$/),

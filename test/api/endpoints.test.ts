@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { startReceiver, type TestReceiver } from '../support/receiver.ts';
+import { rejectedUrls } from '../support/samples.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
 import {
   expectNoMoreRequests,
@@ -31,19 +32,6 @@ const patchEndpoint = (account: TestAccount, endpointId: string, body: unknown) 
   call('PATCH', `${endpointsPath(account)}/${endpointId}`, { token: account.apiKey, body });
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-// Every URL here is outside the test allow list (127.0.0.0/8, ::1/128), so each must be refused, with the reason.
-const rejectedUrls: Array<[string, RegExp]> = [
-  ['http://localhost/hooks', /https/],
-  ['https://user:pass@example.com/', /credentials/],
-  ['https://10.0.0.1/', /10\.0\.0\.1.*private/],
-  ['https://169.254.169.254/latest', /link-local/],
-  ['https://0x0a000001/', /10\.0\.0\.1.*private/],
-  ['https://3232235777/', /192\.168\.1\.1.*private/],
-  ['https://[fe80::1]/', /link-local/],
-  ['https://[::ffff:10.0.0.1]/', /10\.0\.0\.1.*private/],
-  ['https://does-not-exist.invalid/', /does not resolve/],
-];
 
 describe('endpoint registration', () => {
   it('registers an endpoint and returns its whsec_ secret once', async () => {

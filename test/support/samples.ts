@@ -19,3 +19,19 @@ export const sampleMessage = (appId: string) => ({
   type: 'RICHPUSH',
   channel: 'PUSH',
 });
+
+/**
+ * URLs an outbound URL check (endpoints, connections' outboundUrl) must refuse, with the reason it gives. Each is
+ * outside the test allow list (127.0.0.0/8, ::1/128).
+ */
+export const rejectedUrls: Array<[string, RegExp]> = [
+  ['http://localhost/hooks', /https/],
+  ['https://user:pass@example.com/', /credentials/],
+  ['https://10.0.0.1/', /10\.0\.0\.1.*private/],
+  ['https://169.254.169.254/latest', /link-local/],
+  ['https://0x0a000001/', /10\.0\.0\.1.*private/],
+  ['https://3232235777/', /192\.168\.1\.1.*private/],
+  ['https://[fe80::1]/', /link-local/],
+  ['https://[::ffff:10.0.0.1]/', /10\.0\.0\.1.*private/],
+  ['https://does-not-exist.invalid/', /does not resolve/],
+];

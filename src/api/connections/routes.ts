@@ -18,7 +18,8 @@ import {
 const tag = 'Connections';
 const base = '/accounts/:accountId/connections';
 const notFound = { description: 'No such connection in this account' };
-const deps = ({ em, services }: RequestContext) => ({ em, secrets: services.secrets });
+const invalidUrl = { description: 'outboundUrl is not https, has credentials, a query or a fragment, or resolves to a blocked address (`invalid_url`)' };
+const deps = ({ em, services }: RequestContext) => ({ em, secrets: services.secrets, outbound: services.outbound });
 const baseUrlOf = ({ services, request }: RequestContext) => services.ingest.baseUrl ?? request.origin;
 
 export const connectionRoutes = [
@@ -31,7 +32,7 @@ export const connectionRoutes = [
     auth: 'account',
     params: accountIdParam,
     body: createConnectionBody,
-    responses: { 201: { description: 'The connection, with its signing secret shown once', schema: createdConnectionSchema } },
+    responses: { 201: { description: 'The connection, with its signing secret shown once', schema: createdConnectionSchema }, 422: invalidUrl },
     handler: async ({ body }, ctx) => {
       const { connection, signingSecret } = await createConnection(deps(ctx), ctx.account.id, body);
       return { status: 201, body: { ...toConnectionResponse(connection, baseUrlOf(ctx)), inboundKey: connection.inboundKey, signingSecret } };
@@ -69,12 +70,12 @@ export const connectionRoutes = [
     method: 'patch',
     path: `${base}/:connectionId`,
     operationId: 'updateConnection',
-    summary: 'Change label, status, mapping or event configuration, or set the outbound credential',
+    summary: 'Change label, status, mapping or event configuration, or set the outbound credential or URL',
     tag,
     auth: 'account',
     params: connectionParams,
     body: updateConnectionBody,
-    responses: { 200: { description: 'The updated connection', schema: connectionSchema }, 404: notFound },
+    responses: { 200: { description: 'The updated connection', schema: connectionSchema }, 404: notFound, 422: invalidUrl },
     handler: async ({ params, body }, ctx) => ({
       status: 200,
       body: toConnectionResponse(await updateConnection(deps(ctx), ctx.account.id, params.connectionId, body), baseUrlOf(ctx)),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { providers } from '../../domain/ingest/normalise/envelope.ts';
+import { effectiveOutboundUrl } from '../../domain/connections/outbound-url.ts';
 import { connectionStatuses, type Connection } from '../../persistence/entities/connection.ts';
 import { timestamp } from '../shared-schemas.ts';
 
@@ -16,10 +17,27 @@ const eventConfigFields = {
 };
 const eventConfig = z.strictObject(eventConfigFields).meta({ id: 'EventConfig' });
 
+const outboundUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2048)
+  .meta({
+    description:
+      'Base URL of the provider API that flows call (segment and rudderstack connections only): https, no query, not resolving to a blocked address. Segment defaults to https://api.segment.io; RudderStack needs its data plane URL.',
+    example: 'https://api.segment.io',
+  });
+
 export const connectionParams = z.object({ accountId: z.uuid(), connectionId: z.string().min(1).max(64) });
 
 export const createConnectionBody = z
-  .strictObject({ provider: z.enum(providers), label: z.string().trim().min(1).max(200), mapping: mapping.optional(), eventConfig: eventConfig.optional() })
+  .strictObject({
+    provider: z.enum(providers),
+    label: z.string().trim().min(1).max(200),
+    mapping: mapping.optional(),
+    eventConfig: eventConfig.optional(),
+    outboundUrl: outboundUrl.optional(),
+  })
   .meta({ id: 'CreateConnection' });
 
 export const updateConnectionBody = z
@@ -29,6 +47,7 @@ export const updateConnectionBody = z
     mapping: mapping.optional(),
     eventConfig: eventConfig.optional(),
     outboundCredential: z.string().min(1).max(4096).nullable().optional().meta({ description: 'Write-only; stored encrypted; never returned. null removes it.' }),
+    outboundUrl: outboundUrl.nullable().optional().meta({ description: 'null returns to the provider’s default (none for rudderstack).' }),
   })
   .refine((changes) => Object.keys(changes).length > 0, 'send at least one field')
   .meta({ id: 'UpdateConnection' });
@@ -48,6 +67,8 @@ export const connectionSchema = z
     mapping: z.record(z.string(), z.string()),
     eventConfig: z.object({ ...eventConfigFields, createVisitors: z.boolean(), holdTtlHours: z.number() }),
     hasOutboundCredential: z.boolean(),
+    outboundUrl: z.string().nullable().meta({ description: 'The base URL provider calls go to: the one set, else the provider’s default; null when there is none.' }),
+    outboundUrlIsDefault: z.boolean().meta({ description: 'True when outboundUrl is the provider’s default rather than one the account set.' }),
   })
   .meta({ id: 'Connection' });
 
@@ -66,6 +87,7 @@ export const rotatedConnectionSecretSchema = z
 export const inboundUrlOf = (connection: Connection, baseUrl: string) => `${baseUrl.replace(/\/$/, '')}/v1/in/${connection.inboundKey}`;
 
 export function toConnectionResponse(connection: Connection, baseUrl: string): z.infer<typeof connectionSchema> {
+  const outbound = effectiveOutboundUrl(connection);
   return {
     connectionId: connection.id,
     accountId: connection.accountId,
@@ -80,5 +102,7 @@ export function toConnectionResponse(connection: Connection, baseUrl: string): z
     mapping: connection.mapping,
     eventConfig: connection.eventConfig,
     hasOutboundCredential: connection.outboundCredentialSealed != null,
+    outboundUrl: outbound.url,
+    outboundUrlIsDefault: outbound.isDefault,
   };
 }

@@ -6,6 +6,7 @@ import { generateToken } from '../../security/tokens.ts';
 import type { Provider } from '../ingest/normalise/envelope.ts';
 import type { ConnectionDeps } from './connection-deps.ts';
 import { withEventConfigDefaults } from './event-config.ts';
+import { checkOutboundUrl } from './outbound-url.ts';
 
 /** Every provider today pushes to the connection's inbound URL; an OAuth-connected provider would differ. */
 export const connectMethodOf = (_provider: Provider) => 'webhook';
@@ -13,8 +14,15 @@ export const connectMethodOf = (_provider: Provider) => 'webhook';
 export async function createConnection(
   deps: ConnectionDeps,
   accountId: string,
-  input: { provider: Provider; label: string; mapping?: Record<string, string> | undefined; eventConfig?: Partial<EventConfig> | undefined },
+  input: {
+    provider: Provider;
+    label: string;
+    mapping?: Record<string, string> | undefined;
+    eventConfig?: Partial<EventConfig> | undefined;
+    outboundUrl?: string | undefined;
+  },
 ): Promise<{ connection: Connection; signingSecret: string }> {
+  const outboundUrl = input.outboundUrl === undefined ? null : await checkOutboundUrl(input.provider, input.outboundUrl, deps.outbound);
   const signingSecret = generateWebhookSecret();
   const connection = deps.em.create(ConnectionEntity, {
     id: newId('conn_'),
@@ -28,6 +36,7 @@ export async function createConnection(
     signingSecretSealed: deps.secrets.seal(signingSecret),
     mapping: input.mapping ?? {},
     eventConfig: withEventConfigDefaults(input.eventConfig),
+    outboundUrl,
   });
   await deps.em.flush();
   return { connection, signingSecret };

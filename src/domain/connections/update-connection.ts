@@ -2,6 +2,7 @@ import type { Connection, ConnectionStatus, EventConfig } from '../../persistenc
 import type { ConnectionDeps } from './connection-deps.ts';
 import { withEventConfigDefaults } from './event-config.ts';
 import { findOwnedConnection } from './find-owned-connection.ts';
+import { checkOutboundUrl } from './outbound-url.ts';
 
 export interface ConnectionChanges {
   label?: string | undefined;
@@ -10,10 +11,14 @@ export interface ConnectionChanges {
   eventConfig?: Partial<EventConfig> | undefined;
   /** Write-only: stored sealed, never returned. `null` removes it. */
   outboundCredential?: string | null | undefined;
+  /** The base of the provider's API (segment and rudderstack only). `null` returns to the provider's default. */
+  outboundUrl?: string | null | undefined;
 }
 
 export async function updateConnection(deps: ConnectionDeps, accountId: string, connectionId: string, changes: ConnectionChanges): Promise<Connection> {
   const connection = await findOwnedConnection(deps.em, accountId, connectionId);
+  // Checked before anything changes, so a refused URL leaves the connection as it was.
+  const outboundUrl = typeof changes.outboundUrl === 'string' ? await checkOutboundUrl(connection.provider, changes.outboundUrl, deps.outbound) : changes.outboundUrl;
   if (changes.label !== undefined) connection.label = changes.label;
   if (changes.status !== undefined) connection.status = changes.status;
   if (changes.mapping !== undefined) connection.mapping = changes.mapping;
@@ -21,6 +26,7 @@ export async function updateConnection(deps: ConnectionDeps, accountId: string, 
   if (changes.outboundCredential !== undefined) {
     connection.outboundCredentialSealed = changes.outboundCredential === null ? null : deps.secrets.seal(changes.outboundCredential);
   }
+  if (outboundUrl !== undefined) connection.outboundUrl = outboundUrl;
   await deps.em.flush();
   return connection;
 }

@@ -2,6 +2,7 @@ import { isJsonContentType } from '../../http/body.ts';
 import { Connection } from '../../persistence/entities/connection.ts';
 import type { RateLimit } from '../../persistence/ingest-rate-limiter.ts';
 import { verifyWebhook, type WebhookVerifyFailure } from '../../security/standard-webhooks.ts';
+import { noteConnectionTraffic } from '../connections/note-traffic.ts';
 import { DomainError, validationFailed } from '../errors.ts';
 import { activeSecrets } from '../secrets/rotation.ts';
 import { acceptInboundEvent, type AcceptResult } from './accept-inbound-event.ts';
@@ -56,7 +57,7 @@ export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new D
 
   const results: AcceptResult[] = [];
   for (const event of normalised.events) results.push(await acceptInboundEvent(deps, connection, event));
-  await noteInbound(deps, connection, now);
+  await noteConnectionTraffic(deps.em, connection.id, 'inbound', now);
 
   const batch = typeof body === 'object' && body !== null && Array.isArray((body as { batch?: unknown }).batch);
   return batch ? { kind: 'batch', results } : { kind: 'single', result: results[0]! };
@@ -76,13 +77,4 @@ function parseJson(raw: Buffer, contentType: string | undefined): unknown {
   } catch {
     throw new DomainError('invalid_json', 'The body is not valid JSON');
   }
-}
-
-/** lastInboundAt moves at most once a second, so a busy connection's row does not become a point of contention. */
-async function noteInbound(deps: IngestDeps, connection: Connection, now: Date): Promise<void> {
-  await deps.em.nativeUpdate(
-    Connection,
-    { id: connection.id, $or: [{ lastInboundAt: null }, { lastInboundAt: { $lt: new Date(now.getTime() - 1000) } }] },
-    { lastInboundAt: now },
-  );
 }

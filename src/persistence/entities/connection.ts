@@ -32,6 +32,8 @@ export const Connection = defineEntity({
     mapping: p.json<Record<string, string>>(),
     eventConfig: p.json<EventConfig>(),
     outboundCredentialSealed: p.text().nullable().hidden(),
+    /** The base of the provider's API as the account set it; null means the provider's default, if it has one. */
+    outboundUrl: p.string().length(2048).nullable(),
     lastInboundAt: p.datetime().nullable(),
     lastOutboundAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -5,6 +5,7 @@ import { Migration20261122182340_recording_jobs } from './Migration2026112218234
 import { Migration20261122183301_event_ingest } from './Migration20261122183301_event_ingest.ts';
 import { Migration20261123002357_idempotency_keys } from './Migration20261123002357_idempotency_keys.ts';
 import { Migration20261123005130_experiences } from './Migration20261123005130_experiences.ts';
+import { Migration20261123005133_connection_outbound_url } from './Migration20261123005133_connection_outbound_url.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
 export const migrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122183301_event_ingest', class: Migration20261122183301_event_ingest },
   { name: 'Migration20261123002357_idempotency_keys', class: Migration20261123002357_idempotency_keys },
   { name: 'Migration20261123005130_experiences', class: Migration20261123005130_experiences },
+  { name: 'Migration20261123005133_connection_outbound_url', class: Migration20261123005133_connection_outbound_url },
 ];
