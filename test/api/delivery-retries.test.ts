@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:https';
 import { afterAll, beforeAll, describe, expect, inject, it, type TestContext } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
+import { temporalClient } from '../support/temporal.ts';
 import { startReceiver, type Responder, type TestReceiver } from '../support/receiver.ts';
 import { newEndpoint, waitForDeliveries, type EndpointFixture } from '../support/webhooks.ts';
 import {
@@ -470,17 +470,17 @@ describe.concurrent('redelivery', () => {
 
 describe.concurrent('publishing', () => {
   let orm: Orm;
-  let connection: Connection;
+  let closeClient: () => Promise<void>;
   let deps: () => PublishDeps;
 
   beforeAll(async () => {
     orm = await connectOrm(inject('databaseUrl'), 2);
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    const client = new Client({ connection, namespace: inject('namespace') });
-    deps = () => ({ em: orm.em.fork(), temporal: { client, taskQueue: inject('taskQueue') }, delivery: inject('delivery') });
+    const temporal = await temporalClient();
+    closeClient = temporal.close;
+    deps = () => ({ em: orm.em.fork(), temporal: { client: temporal.client, taskQueue: inject('taskQueue') }, delivery: inject('delivery') });
   });
   afterAll(async () => {
-    await connection?.close();
+    await closeClient?.();
     await orm?.close();
   });
 

@@ -1,13 +1,13 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/temporal/search-attributes.ts';
 import { jobState } from '../../workflows/recording-job.contract.ts';
 import { call, newAccount, type ApiResponse, type TestAccount } from '../support/api.ts';
 import { newJob } from '../support/jobs.ts';
 import type { ReceivedRequest } from '../support/receiver.ts';
 import { waitForEventsSettled } from '../support/deliveries.ts';
-import { waitForRunClosed } from '../support/temporal.ts';
+import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
 
 const jobEventTypes = ['job.assigned', 'job.recording_submitted', 'job.accepted', 'job.cancelled', 'job.artist_overdue', 'job.overdue'];
@@ -19,13 +19,12 @@ afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.receiver.close()));
 });
 
-let connection: Connection;
 let client: Client;
+let closeClient: () => Promise<void>;
 beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection, namespace: inject('namespace') });
+  ({ client, close: closeClient } = await temporalClient());
 });
-afterAll(() => connection?.close());
+afterAll(() => closeClient?.());
 
 function ok(response: ApiResponse, status = 200) {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
