@@ -5,7 +5,8 @@ import { ingestState } from '../../workflows/ingest-event.contract.ts';
 import { call, newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection, waitForEvent, type ConnectionFixture } from '../support/ingest.ts';
-import { expectError, ok, post, postSignedTo, sleep, startExtraApi, temporalClient, unreachable, until, type ExtraApi } from '../support/ingest-extra.ts';
+import { expectError, ok, post, postSignedTo, startExtraApi, unreachable, until, type ExtraApi } from '../support/ingest-extra.ts';
+import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 
 let client: Client;
 let closeClient: () => Promise<void>;
@@ -23,17 +24,22 @@ afterEach(async () => {
 const rowsOf = (connection: ConnectionFixture, messageId: string) =>
   query('select id, workflow_id, workflow_started_at from inbound_events where connection_id = $1 and message_id = $2', [connection.connectionId, messageId]);
 
-/** Every execution the visibility store knows for this workflow id (it is eventually consistent: polls until found). */
+/**
+ * Every execution the visibility store knows for this workflow id. Call it once every request that might have started a
+ * run has been answered: the latest run is then the last one. Only one run of an id is open at a time, so any other run
+ * started and closed before it; once visibility shows the latest run closed, it has taken in the others too.
+ */
 async function executionsOf(workflowId: string): Promise<Array<{ workflowId: string; runId: string }>> {
-  const list = async () => {
-    const found: Array<{ workflowId: string; runId: string }> = [];
-    for await (const execution of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) found.push({ workflowId: execution.workflowId, runId: execution.runId });
-    return found;
-  };
-  await until(`visibility of ${workflowId}`, async () => (await list()).length > 0, 10_000);
-  // Give a second run, if there were one, the same chance to show up.
-  await sleep(500);
-  return list();
+  await waitForRunClosed(client, workflowId);
+  const latest = await client.workflow.getHandle(workflowId).describe();
+  return until(`${workflowId} closed in visibility`, async () => {
+    const found: Array<{ workflowId: string; runId: string; status: string }> = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
+      found.push({ workflowId: execution.workflowId, runId: execution.runId, status: execution.status.name });
+    }
+    const latestClosed = found.some((execution) => execution.runId === latest.runId && execution.status !== 'RUNNING');
+    return latestClosed ? found.map(({ workflowId: id, runId }) => ({ workflowId: id, runId })) : undefined;
+  }, 10_000);
 }
 
 describe('exactly once per messageId', () => {

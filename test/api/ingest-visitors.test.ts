@@ -1,8 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@temporalio/client';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { directEvent, newConnection, waitForEvent } from '../support/ingest.ts';
-import { eventsOf, expectError, ok, post, sleep } from '../support/ingest-extra.ts';
+import { eventsOf, expectError, ok, post } from '../support/ingest-extra.ts';
+import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
+import { ingestState, ingestWorkflowId } from '../../workflows/ingest-event.contract.ts';
+
+let client: Client;
+let closeClient: () => Promise<void>;
+beforeAll(async () => {
+  ({ client, close: closeClient } = await temporalClient());
+});
+afterAll(() => closeClient?.());
 
 const link = (account: TestAccount, body: Record<string, unknown>) => call('POST', `/accounts/${account.accountId}/visitors`, { token: account.apiKey, body });
 const visitorOf = async (account: TestAccount, visitorId: string) =>
@@ -116,7 +126,12 @@ describe('held events', () => {
       expect(released).toMatchObject({ visitorId: identified.visitorId, connectionId: holding.connectionId });
     }
     expect(await visitorOf(account, identified.visitorId)).toMatchObject({ clientUserId: 'cross-1', endpoints: { email: 'cross@example.com' } });
-    await sleep(300);
+    // The identify's run has linked cross-1 and signalled that person's held runs (they are PROCESSED): the bystander's
+    // run would have its signal by now. It has none, and is still held.
+    const bystanderRun = client.workflow.getHandle(ingestWorkflowId(holding.connectionId, bystander.messageId));
+    const signals = (await bystanderRun.fetchHistory()).events?.filter((event) => event.workflowExecutionSignaledEventAttributes != null);
+    expect(signals).toEqual([]);
+    expect(await bystanderRun.query(ingestState)).toMatchObject({ status: 'HELD' });
     expect((await eventsOf(account)).find((event) => event.messageId === bystander.messageId).status).toBe('HELD');
   });
 
@@ -140,9 +155,10 @@ describe('held events', () => {
     expect(expired).toMatchObject({ visitorId: null, statusReason: expect.stringContaining('never-linked'), processedAt: expect.any(String) });
     expect(Date.parse(expired.processedAt) - Date.parse(expired.receivedAt)).toBeGreaterThanOrEqual(1500);
 
-    // A link after expiry releases nothing and the event stays EXPIRED.
+    // A link after expiry releases nothing and the event stays EXPIRED: its run has closed, so only the link itself
+    // could still change it, and the link has answered.
+    await waitForRunClosed(client, ingestWorkflowId(connection.connectionId, event.messageId));
     expect(ok(await link(account, { clientUserId: 'never-linked' }), 201).releasedEvents).toBe(0);
-    await sleep(300);
     expect((await eventsOf(account)).find((item) => item.messageId === event.messageId).status).toBe('EXPIRED');
   });
 });

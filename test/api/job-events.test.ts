@@ -1,11 +1,13 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/temporal/search-attributes.ts';
 import { jobState } from '../../workflows/recording-job.contract.ts';
 import { call, newAccount, type ApiResponse, type TestAccount } from '../support/api.ts';
 import { newJob } from '../support/jobs.ts';
 import type { ReceivedRequest } from '../support/receiver.ts';
+import { waitForEventsSettled } from '../support/deliveries.ts';
+import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
 
 const jobEventTypes = ['job.assigned', 'job.recording_submitted', 'job.accepted', 'job.cancelled', 'job.artist_overdue', 'job.overdue'];
@@ -17,13 +19,12 @@ afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.receiver.close()));
 });
 
-let connection: Connection;
 let client: Client;
+let closeClient: () => Promise<void>;
 beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection, namespace: inject('namespace') });
+  ({ client, close: closeClient } = await temporalClient());
 });
-afterAll(() => connection?.close());
+afterAll(() => closeClient?.());
 
 function ok(response: ApiResponse, status = 200) {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
@@ -69,6 +70,9 @@ async function waitFor(endpoint: EndpointFixture, predicate: (events: Received[]
   }
 }
 
+/** Waits until each job's run has ended (a job ends once accepted or cancelled and its events are published). */
+const waitForJobsDone = (...jobs: Array<{ workflowId: string }>) => Promise.all(jobs.map((job) => waitForRunClosed(client, job.workflowId)));
+
 const ofJob = (events: Received[], jobId: string, type?: string) =>
   events.filter((event) => event.envelope.data.result.jobId === jobId && (type === undefined || event.envelope.type === type));
 
@@ -92,10 +96,12 @@ describe('job events to a subscribed endpoint', () => {
     const other = await newJob(account, { title: 'Dropped' });
     ok(await call('POST', `/job/cancel?id=${other.id}`, { token }));
 
-    const events = await waitFor(endpoint, (all) => all.length >= 5);
-    // Nothing more arrives: no duplicate, no event for the title change, no overdue (the dates are days away).
-    await sleep(1000);
-    expect(endpoint.receiver.requests).toHaveLength(5);
+    // Both runs have ended (accepted, cancelled), so every event they will ever emit is out; once those have settled,
+    // nothing more can arrive: no duplicate, no event for the title change, no overdue.
+    await waitForJobsDone(job, other);
+    await waitForEventsSettled([account.accountId]);
+    const events = verified(endpoint);
+    expect(events).toHaveLength(5);
 
     for (const { envelope, request } of events) {
       expect(envelope).toEqual({ id: expect.stringMatching(/^evt_/), type: expect.any(String), timestamp: expect.any(String), accountId: account.accountId, data: { result: expect.any(Object) } });
@@ -146,10 +152,11 @@ describe('job events to a subscribed endpoint', () => {
 
     const job = await newJob(account);
     await runToAccepted(account, job);
-    const [only] = await waitFor(subscribed, (all) => all.length >= 1);
+    await waitForJobsDone(job);
+    await waitForEventsSettled([account.accountId, stranger.accountId]);
+    const [only, ...more] = verified(subscribed);
+    expect(more).toEqual([]);
     expect(only!.envelope).toMatchObject({ type: 'job.accepted', accountId: account.accountId, data: { result: { jobId: job.id } } });
-    await sleep(1000);
-    expect(subscribed.receiver.requests).toHaveLength(1);
     expect(unsubscribed.receiver.requests).toHaveLength(0);
     expect(strangerEndpoint.receiver.requests).toHaveLength(0);
   });
@@ -179,12 +186,16 @@ describe('job events to a subscribed endpoint', () => {
     expect(overdue!.request.receivedAt).toBeGreaterThanOrEqual(now + 4000);
     for (const event of lateEvents) expect(event.envelope.accountId).toBe(account.accountId);
 
-    // Past both dates, the accepted job has had its own events and no overdue one.
-    await sleep(Math.max(0, now + 5000 - Date.now()));
+    // The late job has no date left to watch; cancelling it ends its run. The accepted job's run ended with the accept,
+    // its dates still ahead: no overdue event can follow. Once the runs have ended and their events settled, the
+    // counts are final.
+    ok(await call('POST', `/job/cancel?id=${late.id}`, { token }));
+    await waitForJobsDone(late, onTime);
+    await waitForEventsSettled([account.accountId]);
     const all = verified(endpoint);
     expect(ofJob(all, onTime.id).map((event) => event.envelope.type).sort()).toEqual(['job.accepted', 'job.assigned', 'job.recording_submitted']);
     expect(ofJob(all, onTime.id, 'job.accepted')[0]!.envelope.data.result.fileId).toBe(file.fileId);
-    expect(ofJob(all, late.id)).toHaveLength(3);
+    expect(ofJob(all, late.id).map((event) => event.envelope.type).sort()).toEqual(['job.artist_overdue', 'job.assigned', 'job.cancelled', 'job.overdue']);
   });
 });
 

@@ -1,10 +1,11 @@
 import { expect } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { fanOutWorkflowId } from '../../workflows/fan-out-event.contract.ts';
 import { call, type ApiResponse, type TestAccount } from './api.ts';
+import { query } from './db.ts';
 import type { ReceivedRequest, TestReceiver } from './receiver.ts';
+import { temporalClient, waitForRunClosed } from './temporal.ts';
 import { waitForDeliveries } from './webhooks.ts';
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The three Standard Webhooks headers of a received request, as `standardwebhooks` wants them. */
 export function webhookHeaders(request: ReceivedRequest): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
@@ -39,9 +40,46 @@ export async function waitForFinishedDelivery(account: TestAccount, endpointId: 
   return items.find(finished);
 }
 
-/** Waits a while and checks the receiver got no request beyond the first `count`. */
-export async function expectNoMoreRequests(receiver: TestReceiver, count: number, quietMs = 1_000): Promise<void> {
-  await sleep(quietMs);
+/**
+ * Waits until the outbound events of these accounts can cause no further request, and fails when that takes longer
+ * than the timeout. An event's fan-out run (`event:<eventId>`) decides which endpoints get a delivery: once it has
+ * closed, every delivery the event will ever have has its row. A delivery run that has closed makes no further
+ * attempt. Events emitted meanwhile (endpoint.disabled, from a delivery's attempt) are found and settled too.
+ * Whatever else emits the accounts' events (the test's own calls, a job's run) must be done before this is called.
+ */
+export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const remaining = () => Math.max(1, deadline - Date.now());
+  const { client, close } = await temporalClient();
+  try {
+    const settled = new Set<string>();
+    for (;;) {
+      const events = await query<{ id: string }>('select id from outbound_events where account_id = any($1::uuid[])', [accountIds]);
+      const unsettled = events.filter((event) => !settled.has(event.id));
+      if (unsettled.length === 0) return;
+      for (const { id } of unsettled) {
+        await waitForRunClosed(client, fanOutWorkflowId(id), remaining());
+        const deliveries = await query<{ workflow_id: string }>('select workflow_id from deliveries where event_id = $1', [id]);
+        await Promise.all(deliveries.map((delivery) => waitForRunClosed(client, delivery.workflow_id, remaining())));
+        settled.add(id);
+      }
+    }
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * Once the events of the account (and of the others given) have settled, so that no further request can come, checks
+ * the receiver got exactly `count`.
+ */
+export async function expectNoMoreRequests(
+  receiver: TestReceiver,
+  count: number,
+  account: Pick<TestAccount, 'accountId'>,
+  ...others: Array<Pick<TestAccount, 'accountId'>>
+): Promise<void> {
+  await waitForEventsSettled([account, ...others].map((each) => each.accountId));
   expect(receiver.requests).toHaveLength(count);
 }
 

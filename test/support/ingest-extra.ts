@@ -1,4 +1,3 @@
-import { Client, Connection } from '@temporalio/client';
 import { expect, inject } from 'vitest';
 
 import { buildWebhookHeaders } from '../../src/security/standard-webhooks.ts';
@@ -9,7 +8,6 @@ import type { ConnectionFixture } from './ingest.ts';
 // Helpers for the ingest tests: a second API instance, signed posts to any instance, and error-shape checks.
 
 export { unreachable } from './instances.ts';
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export type ExtraApi = ApiInstance;
 
@@ -111,12 +109,6 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
     const value = await check();
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-/** A Temporal client on the run's dev server; close its connection after use. */
-export async function temporalClient(): Promise<{ client: Client; close(): Promise<void> }> {
-  const connection = await Connection.connect({ address: inject('temporalAddress') });
-  return { client: new Client({ connection, namespace: inject('namespace') }), close: () => connection.close() };
 }

@@ -3,7 +3,8 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import type { WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -20,6 +21,40 @@ export const historiesDir = fileURLToPath(new URL('../fixtures/histories', impor
 /** A client on the run's shared Temporal dev server (the tests never start a second one). */
 export function connectTestEnvironment(): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createFromExistingServer({ address: inject('temporalAddress'), namespace: inject('namespace') });
+}
+
+/** A Temporal client on the run's dev server; close its connection after use. */
+export async function temporalClient(): Promise<{ client: Client; close(): Promise<void> }> {
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  return { client: new Client({ connection, namespace: inject('namespace') }), close: () => connection.close() };
+}
+
+/**
+ * Waits until the latest run of `workflowId` has closed, however it ended (completed, failed, cancelled, terminated):
+ * from then on it does nothing more. A run that has not started yet is waited for too. The wait ends with the close
+ * event (a long poll), not a fixed sleep; it fails when the run has not closed within the timeout.
+ */
+export async function waitForRunClosed(client: Client, workflowId: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const handle = client.workflow.getHandle(workflowId);
+  for (;;) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new Error(`${workflowId} did not close within ${timeoutMs} ms`);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${workflowId} did not close within ${timeoutMs} ms`)), remaining);
+    });
+    try {
+      await Promise.race([handle.result(), timedOut]);
+      return;
+    } catch (error) {
+      if (error instanceof WorkflowFailedError) return;
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** A worker on a task queue of its own, on the workflow bundle built once by the global setup, with given activities. */
