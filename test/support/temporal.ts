@@ -5,8 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
@@ -95,14 +94,13 @@ export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnviro
 }
 
 /**
- * With RECORD_HISTORIES=1, keeps a finished run's history as a fixture for the replay tests. The Temporal CLI writes
- * it, in the same JSON form the Temporal UI downloads.
+ * With RECORD_HISTORIES=1, keeps a finished run's history as a fixture for the replay tests, in the same JSON form
+ * the Temporal UI downloads. It reads through the handle's own client, so it works on any test server.
  */
 export async function recordHistoryIfAsked(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  const args = ['workflow', 'show', '--workflow-id', handle.workflowId, '--address', inject('temporalAddress'), '--namespace', inject('namespace'), '--output', 'json'];
-  const { stdout } = await promisify(execFile)(inject('temporalCliPath'), args, { maxBuffer: 64 * 1024 * 1024 });
-  await writeFile(join(historiesDir, `${name}.json`), `${JSON.stringify(withoutStackTraces(JSON.parse(stdout)), null, 2)}\n`);
+  const json = JSON.parse(historyToJSON(await handle.fetchHistory()));
+  await writeFile(join(historiesDir, `${name}.json`), `${JSON.stringify(withoutStackTraces(json), null, 2)}\n`);
 }
 
 /** Failures' stack traces name files on the recording machine; replay never reads them. */
