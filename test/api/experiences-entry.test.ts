@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { call, newAccount, type TestAccount } from '../support/api.ts';
+import { flow, listRuns, publishedExperience, waitForRuns } from '../support/experiences.ts';
+import { directEvent, newConnection, postSigned, waitForEvent, type ConnectionFixture } from '../support/ingest.ts';
+import { postSignedTo, startExtraApi } from '../support/ingest-extra.ts';
+
+/** A flow that stays live until cancelled: it waits an hour for an event that never comes. */
+const waitingFlow = (reentry: string) =>
+  flow({
+    entry: { reentry },
+    nodes: [
+      { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
+      { id: 'done', type: 'exit' },
+    ],
+  });
+
+async function signup(account: TestAccount, connection: ConnectionFixture, clientUserId: string): Promise<any> {
+  const event = directEvent({ eventType: 'signup', clientUserId });
+  expect((await postSigned(connection, event)).status).toBe(202);
+  return waitForEvent(account, event.messageId, 'PROCESSED');
+}
+
+const cancel = (account: TestAccount, experienceId: string, runId: string) =>
+  call('POST', `/accounts/${account.accountId}/experiences/${experienceId}/runs/${runId}/cancel`, { token: account.apiKey });
+
+describe('experience entry rules', () => {
+  it('never: one run per person, ever; a later trigger reaches the live run instead', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const { experienceId } = await publishedExperience(account, waitingFlow('never'));
+    const first = await signup(account, connection, 'u_never');
+    expect(first.routingOutcome).toMatchObject({ matchedExperiences: [experienceId], startedRuns: [expect.any(String)], deliveredTo: [] });
+    const [run] = await listRuns(account, experienceId);
+    expect(run.workflowId).toBe(`experience:${experienceId}:${run.visitorId}`);
+
+    const second = await signup(account, connection, 'u_never');
+    expect(second.routingOutcome).toMatchObject({ matchedExperiences: [experienceId], startedRuns: [], deliveredTo: [run.runId] });
+    expect((await cancel(account, experienceId, run.runId)).status).toBe(200);
+    const third = await signup(account, connection, 'u_never');
+    expect(third.routingOutcome).toMatchObject({ startedRuns: [], deliveredTo: [] });
+    expect(await listRuns(account, experienceId)).toHaveLength(1);
+  });
+
+  it('after_exit: a new run only once the person has no live run', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const { experienceId } = await publishedExperience(account, waitingFlow('after_exit'));
+    await signup(account, connection, 'u_after');
+    const [first] = await listRuns(account, experienceId);
+    const blocked = await signup(account, connection, 'u_after');
+    expect(blocked.routingOutcome).toMatchObject({ startedRuns: [], deliveredTo: [first.runId] });
+
+    const cancelled = await cancel(account, experienceId, first.runId);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', endReason: 'cancelled' });
+    const again = await signup(account, connection, 'u_after');
+    expect(again.routingOutcome.startedRuns).toHaveLength(1);
+    const runs = await listRuns(account, experienceId);
+    expect(runs.map((run) => run.status)).toEqual(['running', 'cancelled']);
+    expect(runs[0].workflowId).toBe(`experience:${experienceId}:${first.visitorId}:2`);
+    await cancel(account, experienceId, runs[0].runId);
+  });
+
+  it('always: a run for every matching event, each also handed to the runs already live', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const { experienceId } = await publishedExperience(account, waitingFlow('always'));
+    await signup(account, connection, 'u_always');
+    const second = await signup(account, connection, 'u_always');
+    const runs = await listRuns(account, experienceId);
+    expect(runs.map((run) => run.status)).toEqual(['running', 'running']);
+    expect(second.routingOutcome).toMatchObject({ startedRuns: [runs[0].runId], deliveredTo: [runs[1].runId] });
+    for (const run of runs) await cancel(account, experienceId, run.runId);
+  });
+
+  it('never, under concurrent triggers for one person through two API instances: exactly one run', { timeout: 90_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const { experienceId } = await publishedExperience(account, waitingFlow('never'));
+    const other = await startExtraApi();
+    try {
+      const events = Array.from({ length: 12 }, () => directEvent({ eventType: 'signup', clientUserId: 'u_race' }));
+      const answers = await Promise.all(events.map((event, i) => (i % 2 ? postSigned(connection, event) : postSignedTo(other.url, connection, event))));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(202));
+      const outcomes = await Promise.all(events.map(async (event) => (await waitForEvent(account, event.messageId, 'PROCESSED')).routingOutcome));
+      expect(outcomes.flatMap((outcome) => outcome.startedRuns)).toHaveLength(1);
+      const runs = await waitForRuns(account, experienceId, (found) => found.length > 0);
+      expect(runs).toHaveLength(1);
+      await cancel(account, experienceId, runs[0].runId);
+    } finally {
+      await other.stop();
+    }
+  });
+});
