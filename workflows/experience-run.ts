@@ -215,6 +215,8 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
     let resumeUntil = from.waitUntil;
     for (;;) {
       const node = nodeById(definition, nodeId);
+      // Publishing checked every edge; a missing node is a bug, which fails the workflow task rather than the run.
+      if (!node) throw new Error(`experience ${input.experienceId} v${input.experienceVersion} has no node ${nodeId}`);
       currentNodeId = node.id;
       upsertSearchAttributes([{ key: CurrentNode, value: node.id }]);
       showDetails();
@@ -249,7 +251,7 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
               nodeId: node.id,
               connectionId: node.connectionId,
               call: node.call,
-              event: node.event ?? null,
+              event: node.call === 'track' ? node.event : null,
               properties: node.properties ?? {},
             });
             outcome = call.sent ? `sent (HTTP ${call.status})` : `failed: ${call.reason}`;
@@ -269,9 +271,9 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
           break;
         }
         case 'split': {
-          const branch = chooseSplitBranch(node.branches, `${run.runId}:${node.id}`);
-          record(node, `branch ${branch + 1} of ${node.branches.length}`);
-          nodeId = node.branches[branch]!.next;
+          const branch = chooseSplitBranch(node.branches, `${input.experienceId}:${run.visitorId ?? run.runId}:${node.id}`);
+          record(node, `branch ${node.branches.indexOf(branch) + 1} of ${node.branches.length} → ${branch.next}`);
+          nodeId = branch.next;
           break;
         }
         case 'exit': {

@@ -8,7 +8,8 @@ const sandboxAllowed = [
   '^workflows/',
   '^src/temporal/search-attributes\\.ts$',
   '^src/domain/jobs/job-transitions\\.ts$',
-  '^src/domain/experiences/definition-graph\\.ts$',
+  '^src/domain/experiences/(context-fields|evaluate-condition|render-template|definition-graph)\\.ts$',
+  '^src/domain/ingest/normalise/path\\.ts$',
   '^node_modules/@temporalio/(workflow|common)/',
   '^node_modules/async-mutex/',
 ];

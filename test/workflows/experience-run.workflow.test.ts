@@ -211,13 +211,15 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
   });
 
   it('continues as new while it waits, carrying its path, buffer and goals', async () => {
+    const historyLimit = 40;
     const stub = stubActivities();
     const flow = definition({
       goals: [{ id: 'seen', eventType: 'ping', conditions: null, exit: false }],
       nodes: [
         { id: 'welcome', type: 'webhook', result: {}, next: 'wait1' },
         { id: 'wait1', type: 'wait', seconds: day, next: 'await' },
-        { id: 'await', type: 'waitForEvent', eventType: 'ping', conditions: null, timeoutSeconds: day, next: 'done', timeoutNext: 'done' },
+        { id: 'await', type: 'waitForEvent', eventType: 'ping', conditions: null, timeoutSeconds: day, next: 'wait2', timeoutNext: 'done' },
+        { id: 'wait2', type: 'wait', seconds: day, next: 'done' },
         { id: 'done', type: 'exit' },
       ],
     });
@@ -226,13 +228,15 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
       stub,
       async (handle) => {
         await reach(handle, 'wait1');
+        // The first run hands over at wait2, after the events below: not yet while it sleeps on wait1.
+        expect((await handle.describe()).historyLength).toBeLessThan(historyLimit);
         for (let i = 0; i < 5; i++) await handle.signal(runEvent, event('ping', `iev_ping_${i}`));
         const state = await handle.result();
         const description = await handle.describe();
         expect(description.runId).not.toBe(description.raw.workflowExecutionInfo?.firstRunId);
         return state;
       },
-      { historyLimit: 20 },
+      { historyLimit },
     );
     expect(stub.named('goal')).toHaveLength(1);
     expect(stub.named('webhook')).toHaveLength(1);
@@ -241,6 +245,7 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
       'goal:seen:reached on ping iev_ping_0',
       `wait1:waited ${day} s`,
       'await:ping iev_ping_0',
+      `wait2:waited ${day} s`,
       'done:exit',
     ]);
   });

@@ -15,7 +15,7 @@ export async function publishExperience(em: EntityManager, accountId: string, ex
   const draft = await findOwnedExperience(em, accountId, experienceId);
   if (draft.status === 'archived') throw new DomainError('invalid_state', 'The experience is archived; it cannot be published');
   const problems = await checkPublishable(em, accountId, draft.definition);
-  if (problems.length) throw validationFailed(problems);
+  if (problems.length) throw validationFailed(problems.map((problem) => ({ ...problem, path: `definition.${problem.path}` })));
   return em.transactional(async (tx) => {
     const experience = await tx.findOneOrFail(Experience, { id: experienceId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (experience.status === 'archived') throw new DomainError('invalid_state', 'The experience is archived; it cannot be published');

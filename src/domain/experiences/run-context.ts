@@ -2,14 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
-import type { ConditionContext } from './conditions.ts';
+import type { ExperienceContext } from './context-fields.ts';
 import type { RunRef } from './run-ref.ts';
 
 /**
  * What a run's conditions and templates read, as it is now: the visitor's current attributes, the event that started
  * the run (`trigger.*`), and the event being looked at (`event.*`; the trigger itself when none is given).
  */
-export async function loadRunContext(em: EntityManager, run: RunRef, eventId: string = run.triggerEventId): Promise<ConditionContext> {
+export async function loadRunContext(em: EntityManager, run: RunRef, eventId: string = run.triggerEventId): Promise<ExperienceContext> {
   const ids = [...new Set([run.triggerEventId, eventId])];
   const [events, visitor] = await Promise.all([
     em.find(InboundEvent, { id: { $in: ids } }, { fields: ['id', 'eventType', 'attributes'] }),
@@ -30,7 +30,7 @@ export async function loadRunContext(em: EntityManager, run: RunRef, eventId: st
  * The `data` of an experience's outbound event: the visitor and its attributes as they are when sent; `clientUserId`
  * only when the service has one (an anonymous run's events carry no such key at all).
  */
-export function experienceEventData(run: RunRef, context: ConditionContext, result: Record<string, unknown>): EventEnvelope['data'] {
+export function experienceEventData(run: RunRef, context: ExperienceContext, result: Record<string, unknown>): EventEnvelope['data'] {
   return {
     ...(run.clientUserId ? { clientUserId: run.clientUserId } : {}),
     visitorId: run.visitorId,

@@ -7,7 +7,8 @@ import type { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
 import { derivedId } from '../../security/ids.ts';
 import { experienceRunWorkflowId } from '../../../workflows/experience-run.contract.ts';
-import { evaluateCondition, type ConditionContext } from '../experiences/conditions.ts';
+import type { ExperienceContext } from '../experiences/context-fields.ts';
+import { conditionsMet } from '../experiences/evaluate-condition.ts';
 import type { ExperienceDefinition } from '../experiences/definition-schema.ts';
 
 /**
@@ -39,13 +40,13 @@ export async function routeEvent(tx: EntityManager, event: InboundEvent, visitor
     : [];
   const visitor = visitorId ? await tx.findOne(Visitor, { id: visitorId }, { fields: ['clientUserId', 'attributes'] }) : null;
   const own = { eventType: event.eventType, attributes: event.attributes ?? {} };
-  const context: ConditionContext = { event: own, trigger: own, visitor: visitor ? { clientUserId: visitor.clientUserId, attributes: visitor.attributes } : null };
+  const context: ExperienceContext = { event: own, trigger: own, visitor: visitor ? { clientUserId: visitor.clientUserId, attributes: visitor.attributes } : null };
 
   const matchedExperiences: string[] = [];
   const startedRuns: string[] = [];
   for (const version of versions) {
     const definition = version.definition;
-    if (definition.trigger.conditions && !evaluateCondition(definition.trigger.conditions, context)) continue;
+    if (!conditionsMet(definition.trigger.conditions, context)) continue;
     matchedExperiences.push(version.experienceId);
     const runId = await enterRun(tx, event, version.experienceId, version.version, definition, visitor ? { id: visitorId!, clientUserId: visitor.clientUserId } : null);
     if (runId) startedRuns.push(runId);

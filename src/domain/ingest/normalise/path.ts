@@ -13,8 +13,16 @@ export function pathSegments(path: string): string[] {
 
 /** The value at `path`, or undefined when any step is missing. */
 export function readPath(value: unknown, path: string): unknown {
+  return readSegments(value, pathSegments(path));
+}
+
+/**
+ * The value at these steps, or undefined when any step is missing: a step into an array is an index. Pure (no
+ * Node APIs), because workflow code reads experience fields with it too.
+ */
+export function readSegments(value: unknown, segments: readonly string[]): unknown {
   let current = value;
-  for (const segment of pathSegments(path)) {
+  for (const segment of segments) {
     if (Array.isArray(current)) {
       if (!arrayIndex.test(segment)) return undefined;
       current = current[Number(segment)];
