@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { providers } from '../../domain/ingest/normalise/envelope.ts';
 import { connectionStatuses, type Connection } from '../../persistence/entities/connection.ts';
-import { timestamp } from '../shared-schemas.ts';
+import { timestamp, trimmedText } from '../shared-schemas.ts';
 
 const mapping = z
   .record(z.string().min(1).max(100), z.string().min(1).max(300))
   .refine((value) => Object.keys(value).length <= 100, 'at most 100 entries')
-  .meta({ description: 'Target name → dot path in the payload (e.g. "plan": "properties.plan"). For the webhook provider, messageId, eventType, occurredAt, clientUserId, email and phone name the envelope fields.' });
+  .meta({ maxProperties: 100, description: 'Target name → dot path in the payload (e.g. "plan": "properties.plan"). For the webhook provider, messageId, eventType, occurredAt, clientUserId, email and phone name the envelope fields.' });
 
 const eventConfigFields = {
   eventTypes: z.array(z.string().min(1).max(200)).max(200).optional().meta({ description: 'Only these eventTypes are processed; others are IGNORED.' }),
@@ -19,19 +19,19 @@ const eventConfig = z.strictObject(eventConfigFields).meta({ id: 'EventConfig' }
 export const connectionParams = z.object({ accountId: z.uuid(), connectionId: z.string().min(1).max(64) });
 
 export const createConnectionBody = z
-  .strictObject({ provider: z.enum(providers), label: z.string().trim().min(1).max(200), mapping: mapping.optional(), eventConfig: eventConfig.optional() })
+  .strictObject({ provider: z.enum(providers), label: trimmedText(200), mapping: mapping.optional(), eventConfig: eventConfig.optional() })
   .meta({ id: 'CreateConnection' });
 
 export const updateConnectionBody = z
   .strictObject({
-    label: z.string().trim().min(1).max(200).optional(),
+    label: trimmedText(200).optional(),
     status: z.enum(connectionStatuses).optional(),
     mapping: mapping.optional(),
     eventConfig: eventConfig.optional(),
     outboundCredential: z.string().min(1).max(4096).nullable().optional().meta({ description: 'Write-only; stored encrypted; never returned. null removes it.' }),
   })
   .refine((changes) => Object.keys(changes).length > 0, 'send at least one field')
-  .meta({ id: 'UpdateConnection' });
+  .meta({ id: 'UpdateConnection', minProperties: 1 });
 
 export const connectionSchema = z
   .object({

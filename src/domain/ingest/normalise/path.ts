@@ -1,3 +1,5 @@
+import { formatDetailPath } from '../../errors.ts';
+
 // Connections name fields of a payload with dot paths ("data.items.0.sku"). Operators often copy JSONPath from
 // other tools, so a leading "$." and bracketed indexes ("$.data.items[0].sku") are accepted too. Keys that
 // themselves contain a dot cannot be addressed; no payload we have met needs that.
@@ -31,5 +33,5 @@ export function readPath(value: unknown, path: string): unknown {
 
 /** Where `path` points, in the form error details use: "$.data[0].id" under "body" is "body.data.0.id". */
 export function detailPath(prefix: string, path: string): string {
-  return [prefix, ...pathSegments(path)].join('.');
+  return formatDetailPath(prefix, pathSegments(path));
 }
