@@ -9,7 +9,7 @@ import { formatDetailPath, validationFailed, type ErrorDetail } from '../domain/
 /** Nesting beyond this is refused: Postgres and recursive code further on run out of stack long before 10,000 levels. */
 export const maxInputDepth = 32;
 
-/** The JSON Schema pattern the OpenAPI document gives every request string (a lone surrogate cannot be generated as UTF-8). */
+/** The pattern the OpenAPI document gives every request string; a lone surrogate needs none, as UTF-8 cannot encode it. */
 export const nulFreePattern = '^[^\\u0000]*$';
 
 /** At most this many details, so a body full of bad strings does not make an answer as large as itself. */
