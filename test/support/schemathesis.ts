@@ -52,7 +52,7 @@ export async function provideSchemathesis(): Promise<Schemathesis> {
   if (found) {
     process.stderr.write(`[schemathesis] using ${found} from ${cacheDir}\n`);
   } else {
-    process.stderr.write(`[schemathesis] installing ${requirement} into ${cacheDir} (once per machine)\n`);
+    process.stderr.write(`[schemathesis] installing ${requirement} into ${cacheDir} (once per user)\n`);
     await install();
     if (!(await installedVersion())) throw new Error(`${requirement} was installed into ${cacheDir} but does not run`);
   }
