@@ -6,6 +6,7 @@ const cursorKeys = z.tuple([z.iso.datetime({ offset: true }), z.string().min(1).
 export const cursorParam = z
   .string()
   .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, { error: 'is not a cursor returned by this list', abort: true })
   .refine((value) => {
     try {
       return cursorKeys.safeParse(JSON.parse(Buffer.from(value, 'base64url').toString('utf8'))).success;
@@ -22,6 +23,16 @@ export const paginationQuery = {
 
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
+/** What String#trim removes, spelled out: `\s` means other characters in other regex engines (Python's, Rust's). */
+const whitespace = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
+/**
+ * A required name or title: at most `max` characters as sent, not blank, stored without surrounding whitespace. The
+ * length is checked before trimming so that the OpenAPI document (maxLength, pattern) says exactly what is accepted.
+ */
+export const trimmedText = (max: number) =>
+  z.string().max(max).regex(new RegExp(`[^${whitespace}]`), 'must not be blank').trim();
 
 export const timestamp = z.iso.datetime().meta({ description: 'ISO-8601 UTC' });
 export const accountIdParam = z.object({ accountId: z.uuid() });

@@ -7,6 +7,22 @@ export interface ErrorDetail {
   message: string;
 }
 
+const plainSegment = /^[A-Za-z0-9_$-]+$/;
+
+/**
+ * The `path` of a detail: the place (`body`, `query`, `params`) then each step, e.g. `body.about.0.title`. A key that is
+ * not a plain name is quoted as JSON in brackets (`body.attributes["first name"]`, `body.about.0["x\u0000"]`), so the
+ * path stays readable and unambiguous whatever the key holds.
+ */
+export function formatDetailPath(place: string, steps: ReadonlyArray<PropertyKey>): string {
+  let path = place;
+  for (const step of steps) {
+    if (typeof step === 'number' || (typeof step === 'string' && plainSegment.test(step))) path += `.${step}`;
+    else path += `[${JSON.stringify(String(step))}]`;
+  }
+  return path;
+}
+
 export type ErrorCode =
   | 'validation_failed'
   | 'invalid_json'

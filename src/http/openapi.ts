@@ -2,12 +2,15 @@ import { z } from 'zod';
 import {
   createDocument,
   type ZodOpenApiOperationObject,
+  type ZodOpenApiOverrideContext,
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
+  type ZodOpenApiSchemaObject,
 } from 'zod-openapi';
 import { errorBodySchema } from './error-body.ts';
 import { honoursIdempotencyKey, idempotencyKeyPattern, replayedHeader } from './idempotency.ts';
 import type { RouteSpec } from './route.ts';
+import { maxInputDepth, nulFreePattern } from './storable-text.ts';
 
 const toOpenApiPath = (koaPath: string) => koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
@@ -77,6 +80,38 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
   };
 }
 
+const jsonValueRef = { $ref: '#/components/schemas/JsonValue' };
+
+/** A free-form request value (`about` items, `attributes`, `raw`) as the edge accepts it: any JSON without NUL. */
+const jsonValueSchema: ZodOpenApiSchemaObject = {
+  description: `Any JSON value. No string or key may contain U+0000 or a lone surrogate; at most ${maxInputDepth} levels of nesting.`,
+  anyOf: [
+    { type: ['null', 'boolean', 'number'] },
+    { type: 'string', pattern: nulFreePattern },
+    { type: 'array', items: jsonValueRef },
+    { type: 'object', propertyNames: { type: 'string', pattern: nulFreePattern }, additionalProperties: jsonValueRef },
+  ],
+};
+
+/**
+ * Request schemas say what the edge refuses before zod runs (src/http/storable-text.ts): every string carries the
+ * NUL-free pattern (beside its own pattern, if any; a format such as uuid already excludes NUL), and free-form values
+ * are JsonValue. Lone surrogates need no pattern: they cannot be written as UTF-8 at all.
+ */
+function describeStorableText({ zodSchema, jsonSchema, io }: ZodOpenApiOverrideContext): void {
+  if (io !== 'input') return;
+  const type = zodSchema._zod.def.type;
+  if (type === 'unknown' || type === 'any') {
+    Object.assign(jsonSchema, jsonValueRef);
+  } else if (jsonSchema.type === 'string' && jsonSchema.format === undefined && jsonSchema.enum === undefined) {
+    // The hook may see one schema more than once; the pattern is added once.
+    const patterns = [jsonSchema.pattern, ...(jsonSchema.allOf ?? []).map((part) => (part as { pattern?: string }).pattern)];
+    if (patterns.includes(nulFreePattern)) return;
+    if (jsonSchema.pattern === undefined) jsonSchema.pattern = nulFreePattern;
+    else jsonSchema.allOf = [...(jsonSchema.allOf ?? []), { pattern: nulFreePattern }];
+  }
+}
+
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate each request. */
 export function buildOpenApiDocument(routes: RouteSpec[]) {
   const paths: ZodOpenApiPathsObject = {};
@@ -86,19 +121,23 @@ export function buildOpenApiDocument(routes: RouteSpec[]) {
       paths[openApiPath] = { ...paths[openApiPath], [route.method]: operationFor(route, path, index > 0) };
     }
   }
-  return createDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Rich push orchestration API',
-      version: '1.0.0',
-      description: 'Messages, recording jobs, A/B tests, event ingest and outbound webhooks, run durably on Temporal.',
-    },
-    components: {
-      securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'An account API key (`rpk_…`).' },
-        adminToken: { type: 'http', scheme: 'bearer', description: 'The operator ADMIN_TOKEN.' },
+  return createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'Rich push orchestration API',
+        version: '1.0.0',
+        description: 'Messages, recording jobs, A/B tests, event ingest and outbound webhooks, run durably on Temporal.',
       },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'An account API key (`rpk_…`).' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The operator ADMIN_TOKEN.' },
+        },
+        schemas: { JsonValue: jsonValueSchema },
+      },
+      paths,
     },
-    paths,
-  });
+    { override: describeStorableText },
+  );
 }

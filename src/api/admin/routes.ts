@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { createAccount } from '../../domain/accounts/create-account.ts';
 import { runSelfTest } from '../../domain/self-test/run-self-test.ts';
 import { defineRoute } from '../../http/route.ts';
-import { timestamp } from '../shared-schemas.ts';
+import { timestamp, trimmedText } from '../shared-schemas.ts';
 
-const createAccountBody = z.strictObject({ name: z.string().trim().min(1).max(200) }).meta({ id: 'CreateAccount' });
+const createAccountBody = z.strictObject({ name: trimmedText(200) }).meta({ id: 'CreateAccount' });
 
 const createdAccountSchema = z
   .object({

@@ -3,9 +3,9 @@ import { createApp } from '../../domain/apps/create-app.ts';
 import { listApps } from '../../domain/apps/list-apps.ts';
 import { defineRoute } from '../../http/route.ts';
 import type { App } from '../../persistence/entities/app.ts';
-import { accountIdParam, pageOf, paginationQuery, timestamp } from '../shared-schemas.ts';
+import { accountIdParam, pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
-const createAppBody = z.strictObject({ name: z.string().trim().min(1).max(200) }).meta({ id: 'CreateApp' });
+const createAppBody = z.strictObject({ name: trimmedText(200) }).meta({ id: 'CreateApp' });
 
 const appSchema = z
   .object({ appId: z.uuid(), accountId: z.uuid(), name: z.string(), createdAt: timestamp })

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { providers } from '../../domain/ingest/normalise/envelope.ts';
 import { effectiveOutboundUrl } from '../../domain/connections/outbound-url.ts';
 import { connectionStatuses, type Connection } from '../../persistence/entities/connection.ts';
-import { timestamp } from '../shared-schemas.ts';
+import { timestamp, trimmedText } from '../shared-schemas.ts';
 
 const mapping = z
   .record(z.string().min(1).max(100), z.string().min(1).max(300))
   .refine((value) => Object.keys(value).length <= 100, 'at most 100 entries')
-  .meta({ description: 'Target name → dot path in the payload (e.g. "plan": "properties.plan"). For the webhook provider, messageId, eventType, occurredAt, clientUserId, email and phone name the envelope fields.' });
+  .meta({ maxProperties: 100, description: 'Target name → dot path in the payload (e.g. "plan": "properties.plan"). For the webhook provider, messageId, eventType, occurredAt, clientUserId, email and phone name the envelope fields.' });
 
 const eventConfigFields = {
   eventTypes: z.array(z.string().min(1).max(200)).max(200).optional().meta({ description: 'Only these eventTypes are processed; others are IGNORED.' }),
@@ -33,7 +33,7 @@ export const connectionParams = z.object({ accountId: z.uuid(), connectionId: z.
 export const createConnectionBody = z
   .strictObject({
     provider: z.enum(providers),
-    label: z.string().trim().min(1).max(200),
+    label: trimmedText(200),
     mapping: mapping.optional(),
     eventConfig: eventConfig.optional(),
     outboundUrl: outboundUrl.optional(),
@@ -42,7 +42,7 @@ export const createConnectionBody = z
 
 export const updateConnectionBody = z
   .strictObject({
-    label: z.string().trim().min(1).max(200).optional(),
+    label: trimmedText(200).optional(),
     status: z.enum(connectionStatuses).optional(),
     mapping: mapping.optional(),
     eventConfig: eventConfig.optional(),
@@ -50,7 +50,7 @@ export const updateConnectionBody = z
     outboundUrl: outboundUrl.nullable().optional().meta({ description: 'null returns to the provider’s default (none for rudderstack).' }),
   })
   .refine((changes) => Object.keys(changes).length > 0, 'send at least one field')
-  .meta({ id: 'UpdateConnection' });
+  .meta({ id: 'UpdateConnection', minProperties: 1 });
 
 export const connectionSchema = z
   .object({

@@ -9,8 +9,8 @@ const eventTypes = z
   .max(eventTypeNames.length)
   .transform((types) => [...new Set(types)]);
 
-const url = z.string().trim().min(1).max(2048).meta({ description: 'HTTPS URL that does not resolve to a private, loopback or other blocked address.' });
-const description = z.string().trim().max(500);
+const url = z.string().min(1).max(2048).trim().meta({ description: 'HTTPS URL that does not resolve to a private, loopback or other blocked address.' });
+const description = z.string().max(500).trim();
 
 export const endpointParams = z.object({ accountId: z.uuid(), endpointId: z.string().min(1).max(64) });
 
@@ -26,7 +26,7 @@ export const updateEndpointBody = z
     status: z.enum(endpointStatuses).optional(),
   })
   .refine((changes) => Object.keys(changes).length > 0, 'send at least one of url, eventTypes, description, status')
-  .meta({ id: 'UpdateEndpoint' });
+  .meta({ id: 'UpdateEndpoint', minProperties: 1 });
 
 export const endpointSchema = z
   .object({

@@ -1,18 +1,19 @@
 import { z } from 'zod';
+import { emailSchema } from '../../domain/ingest/normalise/envelope.ts';
 import { jobStatuses } from '../../domain/jobs/job-transitions.ts';
-import { paginationQuery, pageOf, timestamp } from '../shared-schemas.ts';
+import { paginationQuery, pageOf, timestamp, trimmedText } from '../shared-schemas.ts';
 
 const epochMs = z.number().int().min(0).max(8_640_000_000_000_000).meta({ description: 'Epoch milliseconds.' });
 const level = z.string().regex(/^[A-Z][A-Z_]{0,31}$/, 'must be an upper-case token such as TORSO');
 
 /** The spec's job fields. Which are required and their ranges are decisions (docs/decisions.md). */
 const jobFields = {
-  title: z.string().trim().min(1).max(200),
+  title: trimmedText(200),
   description: z.string().max(4000).nullable().optional(),
   richPushLevel: level.default('TORSO'),
   dueDate: epochMs.nullable().optional(),
   artistDueDate: epochMs.nullable().optional(),
-  artist: z.email().max(320),
+  artist: emailSchema,
   favourite: z.union([z.literal(0), z.literal(1)]).default(0),
   script: z.string().max(20_000).nullable().optional(),
   jobType: z.enum(['RICHPUSH']).default('RICHPUSH'),
@@ -31,7 +32,7 @@ export const createJobBody = z
     isStock: z.union([z.literal(0), z.literal(1)]).default(0),
   })
   .refine(datesInOrder, datesMessage)
-  .meta({ id: 'CreateJob' });
+  .meta({ id: 'CreateJob', description: datesMessage.message });
 
 export const updateJobBody = z
   .strictObject({
@@ -51,7 +52,7 @@ export const updateJobBody = z
     filterId: jobFields.filterId,
   })
   .refine(datesInOrder, datesMessage)
-  .meta({ id: 'UpdateJob' });
+  .meta({ id: 'UpdateJob', description: datesMessage.message });
 
 export const recordingBody = z
   .strictObject({

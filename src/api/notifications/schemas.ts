@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { notificationStatuses, type Notification } from '../../persistence/entities/notification.ts';
-import { pageOf, paginationQuery, timestamp } from '../shared-schemas.ts';
+import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
 /** The spec's push message fields. Required fields, enums and limits are decisions recorded in docs/decisions.md. */
 export const messageFields = {
   appId: z.uuid(),
-  title: z.string().trim().min(1).max(200),
+  title: trimmedText(200),
   subtitle: z.string().max(200).optional(),
   text: z.string().max(4000).optional(),
   action: z.enum(['Open', 'Close']).default('Open'),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Stock } from '../../persistence/entities/stock.ts';
 import { messageFields, notificationSchema } from '../notifications/schemas.ts';
-import { pageOf, paginationQuery, timestamp } from '../shared-schemas.ts';
+import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
 export const createStockBody = z
   .strictObject({
     appId: z.uuid(),
-    title: z.string().trim().min(1).max(200),
+    title: trimmedText(200),
     url: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048),
     richPushLevel: z.string().regex(/^[A-Z][A-Z_]{0,31}$/, 'must be an upper-case token such as TORSO').optional(),
   })

@@ -1,4 +1,5 @@
 import { isJsonContentType } from '../../http/body.ts';
+import { assertStorableText } from '../../http/storable-text.ts';
 import { Connection } from '../../persistence/entities/connection.ts';
 import type { RateLimit } from '../../persistence/ingest-rate-limiter.ts';
 import { verifyWebhook, type WebhookVerifyFailure } from '../../security/standard-webhooks.ts';
@@ -29,8 +30,9 @@ const signatureErrors: Record<WebhookVerifyFailure, DomainError> = {
 
 /**
  * `POST /v1/in/{inboundKey}`, in the order its answers are decided: the connection (404, or 403 when paused), the
- * signature over the raw bytes (401), the connection's rate limit (429), the body (400), then each event is stored
- * and its run started (202), unless its messageId was already accepted (409).
+ * signature over the raw bytes (401), the connection's rate limit (429), the body (400: not JSON, text that cannot
+ * be stored, or not an event), then each event is stored and its run started (202), unless its messageId was
+ * already accepted (409).
  */
 export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new Date()): Promise<IngestResult> {
   const connection = await deps.em.findOne(Connection, { inboundKey: post.inboundKey, deletedAt: null });
@@ -51,6 +53,8 @@ export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new D
   await consumeOrRefuse(deps, connection.id, limit, 1);
 
   const body = parseJson(raw, post.contentType);
+  // The route reads its own bytes (to verify them), so the edge's check on stored text is applied here.
+  assertStorableText(body, 'body');
   const normalised = normalise(connection.provider as Provider, body, connection.mapping, { now });
   if (!normalised.ok) throw validationFailed(normalised.details);
   if (normalised.events.length > 1) await consumeOrRefuse(deps, connection.id, limit, normalised.events.length - 1);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detailPath, pathSegments, readPath } from '../../../src/domain/ingest/normalise/path.ts';
+import { detailPath } from '../../../src/domain/ingest/normalise/detail-path.ts';
+import { pathSegments, readPath } from '../../../src/domain/ingest/normalise/path.ts';
 import { payload } from './payloads.ts';
 
 const order = payload('webhook-order-paid');

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ErrorDetail } from '../../errors.ts';
+import { formatDetailPath, type ErrorDetail } from '../../errors.ts';
 import { directEnvelopeSchema, type InboundEnvelope, type NormaliseResult } from './envelope.ts';
 import { applyAttributeMapping, assignOwn, nonEmpty, type JsonObject } from './fields.ts';
 
@@ -21,11 +21,11 @@ export function normaliseDirect(body: unknown, mapping: Record<string, string>):
 }
 
 function toDetails(issue: z.core.$ZodIssue): ErrorDetail[] {
-  const at = ['body', ...issue.path.map(String)].join('.');
+  const at = formatDetailPath('body', issue.path);
   // Zod reports every unknown key in one issue at the object; one detail per key tells the sender what to remove.
   if (issue.code === 'unrecognized_keys') {
     const message = issue.path.length === 0 ? 'is not a field of the version 1 envelope' : 'is not a known field';
-    return issue.keys.map((key) => ({ path: `${at}.${key}`, message }));
+    return issue.keys.map((key) => ({ path: formatDetailPath(at, [key]), message }));
   }
   if (issue.code === 'invalid_type' && issue.path.length === 0) return [{ path: at, message: 'must be a JSON object' }];
   return [{ path: at, message: issue.message }];

@@ -36,8 +36,3 @@ export function readSegments(value: unknown, segments: readonly string[]): unkno
   }
   return current;
 }
-
-/** Where `path` points, in the form error details use: "$.data[0].id" under "body" is "body.data.0.id". */
-export function detailPath(prefix: string, path: string): string {
-  return [prefix, ...pathSegments(path)].join('.');
-}

@@ -1,0 +1,129 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { call, newAccount, type TestAccount } from '../support/api.ts';
+import { sendTest, waitForFinishedDelivery } from '../support/deliveries.ts';
+import { newConnection } from '../support/ingest.ts';
+import { ok } from '../support/ingest-extra.ts';
+import { newJob, newMessage } from '../support/jobs.ts';
+import { provideSchemathesis } from '../support/schemathesis.ts';
+import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
+
+// Schemathesis generates requests from GET /openapi.json (valid ones, and ones that break the schema on purpose,
+// NUL and lone surrogates included) for every operation, then chains them through the stateful phase. Real ids go in
+// through its config, so the account routes are reached instead of answering 404. Any 5xx fails the test.
+// POST /v1/in/{inboundKey} needs signatures schemathesis cannot make; test/api/unstorable-text.test.ts covers it.
+
+const hooksFile = fileURLToPath(new URL('./schemathesis_hooks.py', import.meta.url));
+const receivers: EndpointFixture[] = [];
+
+const toml = (value: string) => JSON.stringify(value);
+
+/** Real records of one account, so every path and query id names something that exists. */
+async function provision(account: TestAccount) {
+  const token = account.apiKey;
+  const messageId = await newMessage(account);
+  const job = await newJob(account);
+  ok(await call('POST', `/job/executeJob?id=${job.id}`, { token }));
+  const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { url: 'https://cdn.example.com/take-1.m4a' } }), 201);
+  const stock = ok(await call('POST', '/stock/create', { token, body: { appId: account.appId, title: 'Jingle', url: 'https://cdn.example.com/jingle.m4a' } }), 201);
+  const visitor = ok(await call('POST', `/accounts/${account.accountId}/visitors`, { token, body: { clientUserId: 'fuzz-user' } }), 201);
+  const connection = await newConnection(account);
+  const spareConnection = await newConnection(account, { label: 'deleted by the fuzzer' });
+  const endpoint = await newEndpoint(account);
+  const spareEndpoint = await newEndpoint(account);
+  receivers.push(endpoint, spareEndpoint);
+  const delivery = await waitForFinishedDelivery(account, endpoint.endpointId, await sendTest(account, endpoint.endpointId));
+  return {
+    messageId,
+    jobId: job.id as string,
+    fileId: file.fileId as string,
+    stockId: stock.stockId as string,
+    visitorId: visitor.visitorId as string,
+    connection,
+    spareConnectionId: spareConnection.connectionId,
+    endpointId: endpoint.endpointId,
+    spareEndpointId: spareEndpoint.endpointId,
+    deliveryId: delivery.deliveryId as string,
+  };
+}
+
+function config(apiUrl: string, account: TestAccount, ids: Awaited<ReturnType<typeof provision>>): string {
+  const operation = (operationIds: string[], parameters: Record<string, string>) =>
+    [
+      '[[operations]]',
+      `include-operation-id = [${operationIds.map(toml).join(', ')}]`,
+      `parameters = { ${Object.entries(parameters).map(([name, value]) => `${toml(name)} = ${toml(value)}`).join(', ')} }`,
+      '',
+    ].join('\n');
+  return [
+    `base-url = ${toml(apiUrl)}`,
+    `hooks = ${toml(hooksFile)}`,
+    // One worker: Python 3.11's parser is not thread-safe ("AST constructor recursion depth mismatch").
+    'workers = 1',
+    'continue-on-failure = true',
+    '',
+    '[generation]',
+    // Bounded so the run takes 2 to 3 minutes on 2 cores.
+    'max-examples = 20',
+    'database = "none"',
+    '',
+    '[checks]',
+    'enabled = false',
+    'not_a_server_error.enabled = true',
+    '',
+    '[phases.stateful]',
+    'max-steps = 10',
+    '',
+    '[auth.openapi.apiKey]',
+    `bearer = ${toml(account.apiKey)}`,
+    '[auth.openapi.adminToken]',
+    `bearer = ${toml(inject('adminToken'))}`,
+    '',
+    '[parameters]',
+    `"path.accountId" = ${toml(account.accountId)}`,
+    `"path.endpointId" = ${toml(ids.endpointId)}`,
+    `"path.connectionId" = ${toml(ids.connection.connectionId)}`,
+    `"path.inboundKey" = ${toml(ids.connection.inboundKey)}`,
+    `"path.deliveryId" = ${toml(ids.deliveryId)}`,
+    `"path.visitorId" = ${toml(ids.visitorId)}`,
+    `"query.file_id" = ${toml(ids.fileId)}`,
+    `"query.stockId" = ${toml(ids.stockId)}`,
+    '',
+    operation(['getNotification'], { 'query.id': ids.messageId }),
+    operation(['executeJob', 'submitRecording', 'acceptJob', 'cancelJob', 'getJob'], { 'query.id': ids.jobId }),
+    // Deleting the shared records would turn every later request into a 404; these delete spares instead.
+    operation(['deleteEndpoint'], { 'path.endpointId': ids.spareEndpointId }),
+    operation(['deleteConnection'], { 'path.connectionId': ids.spareConnectionId }),
+  ].join('\n');
+}
+
+afterAll(async () => {
+  await Promise.all(receivers.map((endpoint) => endpoint.receiver.close()));
+});
+
+describe('schemathesis against the running service', () => {
+  it('finds no 5xx in any operation (examples, coverage, fuzzing and stateful phases)', async ({ signal }) => {
+    const schemathesis = await provideSchemathesis();
+    const account = await newAccount('fuzz');
+    const ids = await provision(account);
+    const workDir = await mkdtemp(join(tmpdir(), 'rp-schemathesis-'));
+    try {
+      await writeFile(join(workDir, 'schemathesis.toml'), config(inject('apiUrl'), account, ids));
+      const result = await schemathesis.run(
+        ['--no-color', 'run', `${inject('apiUrl')}/openapi.json`, '--phases', 'examples,coverage,fuzzing,stateful'],
+        workDir,
+        signal,
+      );
+      // The report names each failing operation, the response and a curl command that reproduces it.
+      expect(result.exitCode, result.output).toBe(0);
+      // Every operation of the document was tested, none skipped.
+      const [, total] = /Selected: \d+\/(\d+)/.exec(result.output) ?? [];
+      expect(result.output).toContain(`Tested: ${total}`);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }, 480_000);
+});
