@@ -3,6 +3,7 @@ import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { connectionRoutes } from './connections/routes.ts';
 import { deliveryRoutes } from './deliveries/routes.ts';
+import { deviceRoutes } from './devices/routes.ts';
 import { openApiRoute } from './docs/routes.ts';
 import { endpointRoutes } from './endpoints/routes.ts';
 import { eventRoutes } from './events/routes.ts';
@@ -12,6 +13,7 @@ import { healthRoutes } from './health/routes.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { segmentRoutes } from './segments/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
 import { visitorRoutes } from './visitors/routes.ts';
 
@@ -31,5 +33,7 @@ export const routes: RouteSpec[] = [
   ...visitorRoutes,
   ...eventRoutes,
   ...experienceRoutes,
+  ...deviceRoutes,
+  ...segmentRoutes,
 ];
 routes.push(openApiRoute(() => routes));

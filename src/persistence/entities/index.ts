@@ -3,6 +3,7 @@ import { App } from './app.ts';
 import { Connection } from './connection.ts';
 import { Delivery } from './delivery.ts';
 import { DeliveryAttempt } from './delivery-attempt.ts';
+import { Device } from './device.ts';
 import { Endpoint } from './endpoint.ts';
 import { Experience } from './experience.ts';
 import { ExperienceRun } from './experience-run.ts';
@@ -14,6 +15,7 @@ import { JobFile } from './job-file.ts';
 import { Notification } from './notification.ts';
 import { OutboundEvent } from './outbound-event.ts';
 import { RateLimitBucket } from './rate-limit-bucket.ts';
+import { Segment } from './segment.ts';
 import { Slot } from './slot.ts';
 import { Stock } from './stock.ts';
 import { Visitor } from './visitor.ts';
@@ -24,6 +26,7 @@ export {
   Connection,
   Delivery,
   DeliveryAttempt,
+  Device,
   Endpoint,
   Experience,
   ExperienceRun,
@@ -35,6 +38,7 @@ export {
   Notification,
   OutboundEvent,
   RateLimitBucket,
+  Segment,
   Slot,
   Stock,
   Visitor,
@@ -59,4 +63,6 @@ export const entities = [
   Experience,
   ExperienceVersion,
   ExperienceRun,
+  Device,
+  Segment,
 ];

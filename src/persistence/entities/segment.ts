@@ -1,0 +1,25 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { SegmentRules } from '../../domain/segments/segment-rules.ts';
+import { Account } from './account.ts';
+import { App } from './app.ts';
+
+/**
+ * An audience segment of an app (the spec's `filterId`): rules over its devices, evaluated live by one SQL query
+ * whenever the segment is counted or paged, so it never holds a list of devices.
+ */
+export const Segment = defineEntity({
+  name: 'Segment',
+  tableName: 'segments',
+  properties: {
+    id: p.uuid().primary(),
+    accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
+    appId: () => p.manyToOne(App).mapToPk().fieldName('app_id'),
+    name: p.string().length(200),
+    rules: p.json<SegmentRules>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  indexes: [{ properties: ['accountId', 'createdAt', 'id'] }, { properties: ['appId', 'createdAt', 'id'] }],
+});
+
+export type Segment = InferEntity<typeof Segment>;
