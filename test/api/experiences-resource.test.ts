@@ -57,10 +57,10 @@ describe('the experience resource', () => {
     const draft = await post(account, '', { definition: broken });
     expect(draft.status).toBe(201);
     const refused = expectError(await post(account, `/${draft.body.experienceId}/publish`), 400, 'validation_failed');
-    const paths = refused.details.map((detail: { path: string }) => detail.path);
+    const paths = refused.details!.map((detail: { path: string }) => detail.path);
     expect(paths.every((each: string) => each.startsWith('definition.'))).toBe(true);
-    expect(refused.details.map((detail: { message: string }) => detail.message).join(' | ')).toMatch(/missing/);
-    expect(refused.details.length).toBeGreaterThanOrEqual(4);
+    expect(refused.details!.map((detail: { message: string }) => detail.message).join(' | ')).toMatch(/missing/);
+    expect(refused.details!.length).toBeGreaterThanOrEqual(4);
     expect((await call('GET', path(account, `/${draft.body.experienceId}`), { token: account.apiKey })).body).toMatchObject({ status: 'draft', version: null });
   });
 
