@@ -88,7 +88,7 @@ describe('POST /device/register', () => {
 
 describe('POST /device/batch', () => {
   it('stores the valid devices in one call and reports each bad one by index; a second batch updates', async () => {
-    const tokens = [uniqueToken(), uniqueToken(), uniqueToken()];
+    const tokens: [string, string, string] = [uniqueToken(), uniqueToken(), uniqueToken()];
     const outcome = ok(
       await call('POST', '/device/batch', {
         token: account.apiKey,

@@ -48,6 +48,9 @@ async function provision(account: TestAccount) {
   const spareExperience = await publishedExperience(account, { ...waiting, trigger: { eventType: 'spare.signup', conditions: null } });
   ok(await postSigned(connection, directEvent({ eventType: 'signup', clientUserId: 'fuzz-user' })), 202);
   const [run] = await waitForRuns(account, experience.experienceId, (runs) => runs.length === 1);
+  const device = ok(await call('POST', '/device/register', { token, body: { appId: account.appId, token: 'fuzz-device', platform: 'ios' } }), 201);
+  const spareDevice = ok(await call('POST', '/device/register', { token, body: { appId: account.appId, token: 'fuzz-spare', platform: 'web' } }), 201);
+  const segment = ok(await call('POST', '/filter/create', { token, body: { appId: account.appId, name: 'fuzz', rules: { all: [] } } }), 201);
   return {
     messageId,
     jobId: job.id as string,
@@ -62,6 +65,9 @@ async function provision(account: TestAccount) {
     experienceId: experience.experienceId as string,
     spareExperienceId: spareExperience.experienceId as string,
     runId: run.runId as string,
+    deviceId: device.deviceId as string,
+    spareDeviceId: spareDevice.deviceId as string,
+    segmentId: segment.id as string,
   };
 }
 
@@ -111,9 +117,13 @@ function config(apiUrl: string, account: TestAccount, ids: Awaited<ReturnType<ty
     '',
     operation(['getNotification'], { 'query.id': ids.messageId }),
     operation(['executeJob', 'submitRecording', 'acceptJob', 'cancelJob', 'getJob'], { 'query.id': ids.jobId }),
+    operation(['getDevice', 'unsubscribeDevice'], { 'query.id': ids.deviceId }),
+    operation(['listDevices', 'listSegments'], { 'query.appId': account.appId }),
+    operation(['getSegment'], { 'query.id': ids.segmentId }),
     // Deleting the shared records would turn every later request into a 404; these delete spares instead.
     operation(['deleteEndpoint'], { 'path.endpointId': ids.spareEndpointId }),
     operation(['deleteConnection'], { 'path.connectionId': ids.spareConnectionId }),
+    operation(['deleteDevice'], { 'query.id': ids.spareDeviceId }),
     operation(['archiveExperience'], { 'path.experienceId': ids.spareExperienceId }),
   ].join('\n');
 }
