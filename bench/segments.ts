@@ -30,15 +30,15 @@ const out = (line = '') => process.stdout.write(`${line}\n`);
 
 /**
  * Devices with the spread a real app has: a third per platform, 95% subscribed, 1% deleted, plan free (89%), pro
- * (10%) or enterprise (1%), an age, one of 20 countries, beta for 2%, one of 10 locales, last seen within 2000 hours.
+ * (10%) or enterprise (1%), an age, one of 23 countries, beta for 2%, one of 10 locales, last seen within 2000 hours.
  */
 const fill = `insert into devices (id, account_id, app_id, token, platform, client_user_id, attributes, subscribed, locale, timezone,
   created_at, updated_at, last_seen_at, deleted_at)
 select gen_random_uuid(), $1, $2, $3 || g, (array['ios', 'android', 'web'])[1 + g % 3], case when g % 5 = 0 then null else 'u' || g end,
   jsonb_build_object('plan', case when g % 100 = 0 then 'enterprise' when g % 10 = 1 then 'pro' else 'free' end,
-    'age', 13 + g % 70, 'address', jsonb_build_object('country', 'C' || (g % 20)), 'beta', g % 50 = 0),
-  g % 20 <> 7, (array['en-GB', 'en-US', 'fr-FR', 'de-DE', 'es-ES', 'it-IT', 'pt-BR', 'ja-JP', 'nl-NL', 'pl-PL'])[1 + g % 10], 'UTC',
-  now(), now(), now() - (g % 2000) * interval '1 hour', case when g % 100 = 42 then now() end
+    'age', 13 + g % 70, 'address', jsonb_build_object('country', 'C' || (g % 23)), 'beta', g % 50 = 0),
+  g % 19 <> 7, (array['en-GB', 'en-US', 'fr-FR', 'de-DE', 'es-ES', 'it-IT', 'pt-BR', 'ja-JP', 'nl-NL', 'pl-PL'])[1 + g % 10], 'UTC',
+  now(), now(), now() - (g % 2000) * interval '1 hour', case when g % 101 = 42 then now() end
 from generate_series(1, $4) as g`;
 
 /** Representative rule sets: selective and broad, indexed and not. */
@@ -98,11 +98,12 @@ async function main(): Promise<void> {
     const started = performance.now();
     await client.query(fill, [account.id, app.id, 'tok-', N]);
     await client.query(fill, [account.id, noise.id, 'noise-', Math.floor(N / 4)]);
-    await client.query('analyze devices');
+    // Vacuumed as autovacuum keeps a live table, so that index-only scans can skip the heap.
+    await client.query('vacuum analyze devices');
     const fillSeconds = (performance.now() - started) / 1000;
 
     out('bench/segments: segment count and first page on a large devices table');
-    out(`  ${N} devices in the app, ${Math.floor(N / 4)} in another; filled and analysed in ${fmt(fillSeconds, 1)} s; best of ${RUNS} runs`);
+    out(`  ${N} devices in the app, ${Math.floor(N / 4)} in another; filled and vacuumed in ${fmt(fillSeconds, 1)} s; best of ${RUNS} runs`);
     out();
     for (const line of await machineLines(client, loadAtStart)) out(line);
     out();
