@@ -138,6 +138,21 @@ describe('POST /device/batch', () => {
     expect(ok(await call('POST', '/device/batch', { token: account.apiKey, body: { appId: account.appId, devices } }))).toEqual({ created: 1000, updated: 0, failed: [] });
   });
 
+  it('stores each token once when requests race: one 201, the rest 200; batches sharing tokens in any order all succeed', async () => {
+    const token = uniqueToken('race');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => register({ token, platform: 'ios' })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(new Set(answers.map((answer) => answer.body.deviceId)).size).toBe(1);
+
+    const shared = Array.from({ length: 200 }, (_, index) => ({ token: uniqueToken(`shared${index}`), platform: 'web' }));
+    const batches = await Promise.all(
+      [shared, [...shared].reverse(), shared, [...shared].reverse()].map((devices) => call('POST', '/device/batch', { token: account.apiKey, body: { appId: account.appId, devices } })),
+    );
+    for (const batch of batches) expect(ok(batch).failed).toEqual([]);
+    expect(batches.reduce((sum, batch) => sum + batch.body.created, 0)).toBe(200);
+    expect(batches.reduce((sum, batch) => sum + batch.body.updated, 0)).toBe(600);
+  });
+
   it('refuses a body of the wrong shape as a whole (400), and another account’s app (404)', async () => {
     const batch = (body: unknown) => call('POST', '/device/batch', { token: account.apiKey, body });
     expect(expectError(await batch({ appId: account.appId, devices: [] }), 400, 'validation_failed').details![0]!.path).toBe('body.devices');

@@ -116,6 +116,7 @@ export function toDeviceResponse(device: Device): z.infer<typeof deviceSchema> {
   return {
     deviceId: device.id,
     appId: device.appId,
+    // Null only once deleted, and a deleted device is never answered.
     token: device.token ?? '',
     platform: device.platform,
     clientUserId: device.clientUserId ?? null,
