@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../http/route.ts';
+import { abTestRoutes } from './abtests/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { connectionRoutes } from './connections/routes.ts';
@@ -12,6 +13,7 @@ import { healthRoutes } from './health/routes.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { pushRoutes } from './push/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
 import { visitorRoutes } from './visitors/routes.ts';
 
@@ -31,5 +33,7 @@ export const routes: RouteSpec[] = [
   ...visitorRoutes,
   ...eventRoutes,
   ...experienceRoutes,
+  ...abTestRoutes,
+  ...pushRoutes,
 ];
 routes.push(openApiRoute(() => routes));

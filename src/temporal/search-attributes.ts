@@ -26,6 +26,9 @@ export const ExperienceVersion = defineSearchAttributeKey('ExperienceVersion', S
 export const RunStatus = defineSearchAttributeKey('RunStatus', SearchAttributeType.KEYWORD);
 export const CurrentNode = defineSearchAttributeKey('CurrentNode', SearchAttributeType.KEYWORD);
 
+/** An A/B test's state (`SCHEDULED`, `RUNNING`, …), upserted by its run. */
+export const AbTestState = defineSearchAttributeKey('AbTestState', SearchAttributeType.KEYWORD);
+
 export const searchAttributes = [
   AccountId,
   AppId,
@@ -38,6 +41,7 @@ export const searchAttributes = [
   ExperienceVersion,
   RunStatus,
   CurrentNode,
+  AbTestState,
 ];
 
 /** The attributes of a delivery run, set alike whether the fan-out or a redelivery starts it. */
