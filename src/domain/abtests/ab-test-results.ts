@@ -46,10 +46,9 @@ export async function resultsOf(em: EntityManager, test: AbTest): Promise<AbTest
 }
 
 export function computeResults(counts: Awaited<ReturnType<typeof countArms>>, decidedAt: Date | null): AbTestResults {
-  const arm = (counts: Omit<ArmResult, 'ctr'>): ArmResult => ({ ...counts, ctr: counts.sent ? counts.clicks / counts.sent : null });
   const decision = decideWinner({ A: counts.A, B: counts.B });
   return {
-    arms: { A: arm(counts.A), B: arm(counts.B) },
+    arms: { A: { ...counts.A, ctr: decision.ctrA }, B: { ...counts.B, ctr: decision.ctrB } },
     remainder: { devices: counts.remainder.devices, sent: counts.remainder.sent },
     winner: decidedAt ? decision.winner : null,
     decidedAt: decidedAt?.toISOString() ?? null,

@@ -1,3 +1,5 @@
+import type { SampleRatioCheck, Significance } from './statistics.ts';
+
 /** The results of an A/B test, as stored when it is decided and as the API answers them. */
 export interface ArmResult {
   devices: number;
@@ -14,9 +16,9 @@ export interface AbTestResults {
   winner: 'A' | 'B' | null;
   decidedAt: string | null;
   /** The test used (two-proportion z or Fisher's exact), z, p, the 95% CI of the difference and the lift. */
-  significance: unknown;
+  significance: Significance;
   /** Sample-ratio mismatch of the sends to A and B. */
-  srm: unknown;
+  srm: SampleRatioCheck;
   /** True until the test is decided: the figures still move. */
   provisional: boolean;
 }

@@ -93,7 +93,7 @@ export async function completeAbTest(deps: PublishDeps, testId: string): Promise
         winner: results?.winner ?? null,
         ctrA: results?.arms.A.ctr ?? null,
         ctrB: results?.arms.B.ctr ?? null,
-        pValue: (results?.significance as { pValue?: number | null } | null)?.pValue ?? null,
+        pValue: results?.significance.pValue ?? null,
       },
     },
   });
