@@ -52,7 +52,7 @@ export const abTestSearchAttributes = (input: AbTestInput) => [
   { key: AppId, value: input.appId },
   { key: EntityType, value: 'abtest' },
   { key: EntityId, value: input.testId },
-  { key: AbTestStateKey, value: 'SCHEDULED' },
+  { key: AbTestStateKey, value: ['SCHEDULED'] },
 ];
 
 /**

@@ -56,7 +56,7 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
   const work = new CancellationScope();
 
   const show = (state: AbTestState, details: string) => {
-    if (state !== run.state) upsertSearchAttributes([{ key: AbTestStateKey, value: state }]);
+    if (state !== run.state) upsertSearchAttributes([{ key: AbTestStateKey, value: [state] }]);
     run.state = state;
     setCurrentDetails(
       [

@@ -1,3 +1,5 @@
+import { AbTest } from './ab-test.ts';
+import { AbTestMember } from './ab-test-member.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
 import { Connection } from './connection.ts';
@@ -13,12 +15,15 @@ import { Job } from './job.ts';
 import { JobFile } from './job-file.ts';
 import { Notification } from './notification.ts';
 import { OutboundEvent } from './outbound-event.ts';
+import { PushSend } from './push-send.ts';
 import { RateLimitBucket } from './rate-limit-bucket.ts';
 import { Slot } from './slot.ts';
 import { Stock } from './stock.ts';
 import { Visitor } from './visitor.ts';
 
 export {
+  AbTest,
+  AbTestMember,
   Account,
   App,
   Connection,
@@ -34,6 +39,7 @@ export {
   JobFile,
   Notification,
   OutboundEvent,
+  PushSend,
   RateLimitBucket,
   Slot,
   Stock,
@@ -59,4 +65,7 @@ export const entities = [
   Experience,
   ExperienceVersion,
   ExperienceRun,
+  AbTest,
+  AbTestMember,
+  PushSend,
 ];

@@ -6,6 +6,7 @@ import { Migration20261122183301_event_ingest } from './Migration20261122183301_
 import { Migration20261123002357_idempotency_keys } from './Migration20261123002357_idempotency_keys.ts';
 import { Migration20261123005130_experiences } from './Migration20261123005130_experiences.ts';
 import { Migration20261123005133_connection_outbound_url } from './Migration20261123005133_connection_outbound_url.ts';
+import { Migration20261123021358_ab_tests } from './Migration20261123021358_ab_tests.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123002357_idempotency_keys', class: Migration20261123002357_idempotency_keys },
   { name: 'Migration20261123005130_experiences', class: Migration20261123005130_experiences },
   { name: 'Migration20261123005133_connection_outbound_url', class: Migration20261123005133_connection_outbound_url },
+  { name: 'Migration20261123021358_ab_tests', class: Migration20261123021358_ab_tests },
 ];
