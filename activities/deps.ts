@@ -1,6 +1,7 @@
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import type { Logger } from '../src/logger.ts';
 import type { OutboundHttpClient } from '../src/outbound/http-client.ts';
+import type { PushProvider } from '../src/outbound/push/push-provider.ts';
 import type { Orm } from '../src/persistence/orm.ts';
 import type { SecretBox } from '../src/security/secret-box.ts';
 import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
@@ -14,4 +15,6 @@ export interface ActivityDeps {
   /** A client for starting runs from an activity (publishing an event starts its fan-out). */
   temporal: TemporalAccess;
   delivery: DeliverySettings;
+  /** Sends pushes: the provider PUSH_PROVIDER names (log by default). */
+  push: PushProvider;
 }

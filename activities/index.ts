@@ -1,3 +1,4 @@
+import { createAbTestActivities } from './abtests.ts';
 import { createDeliveryActivities } from './deliveries.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createExperienceActivities } from './experiences.ts';
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createJobActivities(deps),
     ...createIngestActivities(deps),
     ...createExperienceActivities(deps),
+    ...createAbTestActivities(deps),
   };
 }
 

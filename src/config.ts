@@ -43,6 +43,25 @@ const deliverySettings = {
   ENDPOINT_DISABLE_AFTER_HOURS: z.coerce.number().positive().default(120),
 };
 
+/** How pushes leave the worker: `log` records them as sent and calls nothing; `fcm` calls Firebase Cloud Messaging. */
+const pushProviders = ['log', 'fcm'] as const;
+
+const pushSettings = {
+  PUSH_PROVIDER: z.enum(pushProviders).default('log'),
+  /** A Firebase service account key (JSON); required when PUSH_PROVIDER is fcm. Read when the worker starts. */
+  FCM_SERVICE_ACCOUNT_FILE: z.string().optional(),
+  FCM_BASE_URL: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).default('https://fcm.googleapis.com'),
+  /** FCM requests in flight at once per batch (FCM v1 takes one message per request). */
+  FCM_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(20),
+};
+
+/** The combinations a field schema cannot see: FCM needs its service account file. */
+function checkPushSettings(config: { PUSH_PROVIDER: string; FCM_SERVICE_ACCOUNT_FILE?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (config.PUSH_PROVIDER === 'fcm' && config.FCM_SERVICE_ACCOUNT_FILE === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['FCM_SERVICE_ACCOUNT_FILE'], message: 'when PUSH_PROVIDER is fcm' });
+  }
+}
+
 const apiSettings = {
   PORT: port.default(3000),
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters'),
@@ -57,32 +76,38 @@ const productionSchemas = {
     DATABASE_URL: postgresUrl,
     TEMPORAL_ADDRESS: hostPort,
   }),
-  worker: z.object({
-    ...sharedSettings,
-    ...deliverySettings,
-    DATABASE_URL: postgresUrl,
-    TEMPORAL_ADDRESS: hostPort,
-  }),
+  worker: z
+    .object({
+      ...sharedSettings,
+      ...deliverySettings,
+      ...pushSettings,
+      DATABASE_URL: postgresUrl,
+      TEMPORAL_ADDRESS: hostPort,
+    })
+    .superRefine(checkPushSettings),
   migrate: z.object({
     LOG_LEVEL: sharedSettings.LOG_LEVEL,
     DATABASE_URL: postgresUrl,
   }),
 } as const;
 
-const embeddedSchema = z.object({
-  ...sharedSettings,
-  ...deliverySettings,
-  ...ingestSettings,
-  SECRETS_KEY: secretsKey.optional(),
-  PORT: apiSettings.PORT,
-  ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),
-  DATABASE_URL: postgresUrl.optional(),
-  TEMPORAL_ADDRESS: hostPort.optional(),
-  /** Ports of the embedded Temporal dev server, when TEMPORAL_ADDRESS is unset. */
-  TEMPORAL_DEV_PORT: port.default(7233),
-  TEMPORAL_UI_PORT: port.default(8233),
-  DATA_DIR: z.string().min(1).default('.data'),
-});
+const embeddedSchema = z
+  .object({
+    ...sharedSettings,
+    ...deliverySettings,
+    ...ingestSettings,
+    ...pushSettings,
+    SECRETS_KEY: secretsKey.optional(),
+    PORT: apiSettings.PORT,
+    ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),
+    DATABASE_URL: postgresUrl.optional(),
+    TEMPORAL_ADDRESS: hostPort.optional(),
+    /** Ports of the embedded Temporal dev server, when TEMPORAL_ADDRESS is unset. */
+    TEMPORAL_DEV_PORT: port.default(7233),
+    TEMPORAL_UI_PORT: port.default(8233),
+    DATA_DIR: z.string().min(1).default('.data'),
+  })
+  .superRefine(checkPushSettings);
 
 export type Role = keyof typeof productionSchemas;
 export type ApiConfig = z.infer<(typeof productionSchemas)['api']>;
@@ -100,7 +125,10 @@ function parseWith<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.in
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const variable = issue.path.join('.');
-    const missing = issue.code === 'invalid_type' && present[variable] === undefined;
+    const absent = present[variable] === undefined;
+    // A custom issue on an absent variable is a conditional requirement; its message says the condition.
+    if (absent && issue.code === 'custom') return `${variable} is required ${issue.message}`;
+    const missing = issue.code === 'invalid_type' && absent;
     return `${variable} ${missing ? 'is required' : `is invalid: ${issue.message}`}`;
   });
   throw new ConfigError(`Configuration error: ${problems.join('; ')}`);

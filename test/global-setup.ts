@@ -80,6 +80,7 @@ export default async function setup(project: TestProject) {
       outboundAllowCidrs: '127.0.0.0/8,::1/128',
       // Quick retries, so retry tests finish in seconds; the schedule's shape is the same as in production.
       delivery: { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 4, timeoutMs: 1500, disableAfterHours: 120 },
+      push: { provider: 'log' },
       logger,
     };
     const worker = await startServiceWorker(settings, orm, { workflowBundle: { codePath: workflowBundlePath }, outboundCa: certificate.cert });

@@ -2,6 +2,7 @@
  * Every workflow the worker registers. A workflow's type is its export name here; each has a contract module
  * (`<name>.contract.ts`) that callers use to start and message it.
  */
+export { abTest } from './ab-test.ts';
 export { cancelExperienceRuns } from './cancel-experience-runs.ts';
 export { deliverWebhook } from './deliver-webhook.ts';
 export { experienceRun } from './experience-run.ts';

@@ -163,6 +163,7 @@ export async function startStack(context: BenchContext, progress: Progress, opti
     secretsKey: generateSecretsKey(),
     outboundAllowCidrs: options.outboundAllowCidrs,
     delivery: options.delivery,
+    push: { provider: 'log' },
     logger,
   };
   return { settings, bundle, workerOrm, sql, temporal };

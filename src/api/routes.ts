@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../http/route.ts';
+import { abTestRoutes } from './abtests/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { connectionRoutes } from './connections/routes.ts';
@@ -13,6 +14,7 @@ import { healthRoutes } from './health/routes.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { pushRoutes } from './push/routes.ts';
 import { segmentRoutes } from './segments/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
 import { visitorRoutes } from './visitors/routes.ts';
@@ -33,6 +35,8 @@ export const routes: RouteSpec[] = [
   ...visitorRoutes,
   ...eventRoutes,
   ...experienceRoutes,
+  ...abTestRoutes,
+  ...pushRoutes,
   ...deviceRoutes,
   ...segmentRoutes,
 ];

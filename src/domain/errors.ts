@@ -39,6 +39,7 @@ export type ErrorCode =
   | 'invalid_state'
   | 'invalid_url'
   | 'conflict'
+  | 'abtest_not_valid'
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
   | 'service_unavailable'
@@ -60,6 +61,7 @@ const statusOf: Record<ErrorCode, number> = {
   invalid_state: 409,
   invalid_url: 422,
   conflict: 409,
+  abtest_not_valid: 422,
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,
   service_unavailable: 503,

@@ -9,7 +9,10 @@ export interface OutboundResponse {
 }
 
 export interface OutboundHttpClient {
-  /** `signal` aborts the request when the caller gives up on it, e.g. a cancelled activity on a worker shutting down. */
+  /**
+   * `signal` aborts the request when the caller gives up on it, e.g. a cancelled activity on a worker shutting down.
+   * A lower-case `user-agent` in `headers` replaces the webhooks' one.
+   */
   post(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<OutboundResponse>;
   close(): void;
 }
@@ -51,7 +54,7 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
           {
             method: 'POST',
             agent,
-            headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': 'richpush-webhooks/1' },
+            headers: { 'user-agent': 'richpush-webhooks/1', ...headers, 'content-length': Buffer.byteLength(body) },
             signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
           },
           (res) => {

@@ -1,7 +1,9 @@
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
+import { ConfigError } from '../config.ts';
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
 import { createOutboundHttpClient } from '../outbound/http-client.ts';
+import { createPushProvider, type PushSettings } from '../outbound/push/create-push-provider.ts';
 import { createIngestRateLimiter, type RateLimit } from '../persistence/ingest-rate-limiter.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
 import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
@@ -18,6 +20,8 @@ export interface ServiceSettings {
   secretsKey: string;
   outboundAllowCidrs?: string | undefined;
   delivery: DeliverySettings;
+  /** How the worker sends pushes; the API sends none. */
+  push: PushSettings;
   logger: Logger;
 }
 
@@ -29,7 +33,15 @@ interface DeliveryConfig {
   ENDPOINT_DISABLE_AFTER_HOURS: number;
 }
 
-interface SharedConfig extends DeliveryConfig {
+/** The worker's push settings; the API's configuration has none, which means the log provider. */
+interface PushConfig {
+  PUSH_PROVIDER?: 'log' | 'fcm';
+  FCM_SERVICE_ACCOUNT_FILE?: string | undefined;
+  FCM_BASE_URL?: string;
+  FCM_CONCURRENCY?: number;
+}
+
+interface SharedConfig extends DeliveryConfig, PushConfig {
   TEMPORAL_NAMESPACE: string;
   TEMPORAL_TASK_QUEUE: string;
   SECRETS_KEY: string;
@@ -55,11 +67,23 @@ export function serviceSettingsFrom(
       timeoutMs: config.DELIVERY_TIMEOUT_MS,
       disableAfterHours: config.ENDPOINT_DISABLE_AFTER_HOURS,
     },
+    push: pushSettingsFrom(config),
     logger,
   };
 }
 
-export interface ApiSettings extends ServiceSettings {
+function pushSettingsFrom(config: PushConfig): PushSettings {
+  if (config.PUSH_PROVIDER !== 'fcm') return { provider: 'log' };
+  const { FCM_SERVICE_ACCOUNT_FILE: serviceAccountFile, FCM_BASE_URL: baseUrl, FCM_CONCURRENCY: concurrency } = config;
+  // loadConfig has checked and defaulted these; only a configuration built by hand can lack them.
+  if (serviceAccountFile === undefined || baseUrl === undefined || concurrency === undefined) {
+    throw new ConfigError('Configuration error: PUSH_PROVIDER is fcm without FCM_SERVICE_ACCOUNT_FILE, FCM_BASE_URL or FCM_CONCURRENCY');
+  }
+  return { provider: 'fcm', serviceAccountFile, baseUrl, concurrency };
+}
+
+/** The API sends no pushes, so it needs no push settings. */
+export interface ApiSettings extends Omit<ServiceSettings, 'push'> {
   adminToken: string;
   ingestRateLimit: RateLimit;
   ingestBaseUrl?: string | undefined;
@@ -106,13 +130,15 @@ export async function closeApiServices(services: ApiServices, options: { keepOrm
   if (!options.keepOrm) await services.orm.close();
 }
 
-/** Builds what the activities use. `outboundCa` adds a trusted CA for the delivery client (tests). */
+/** Builds what the activities use. `outboundCa` adds a trusted CA for the delivery client and FCM (tests). */
 export function createActivityDeps(
   settings: ServiceSettings,
   orm: Orm,
   temporal: TemporalClients,
   outboundCa?: string,
 ): ActivityDeps & { close(): Promise<void> } {
+  // First: with fcm it reads the key file, and a bad one stops the start before anything else is opened.
+  const push = createPushProvider(settings.push, { logger: settings.logger, ca: outboundCa });
   const http = createOutboundHttpClient({
     allow: parseAllowCidrs(settings.outboundAllowCidrs),
     timeoutMs: settings.delivery.timeoutMs,
@@ -125,8 +151,10 @@ export function createActivityDeps(
     secrets: createSecretBox(settings.secretsKey),
     temporal: { client: temporal.client, taskQueue: settings.taskQueue },
     delivery: settings.delivery,
+    push,
     async close() {
       http.close();
+      await push.close();
       await temporal.connection.close();
     },
   };

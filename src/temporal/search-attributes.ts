@@ -26,6 +26,13 @@ export const ExperienceVersion = defineSearchAttributeKey('ExperienceVersion', S
 export const RunStatus = defineSearchAttributeKey('RunStatus', SearchAttributeType.KEYWORD);
 export const CurrentNode = defineSearchAttributeKey('CurrentNode', SearchAttributeType.KEYWORD);
 
+/**
+ * An A/B test's state (`SCHEDULED`, `RUNNING`, …), upserted by its run. A keyword list holding the one state: Temporal's
+ * SQL visibility (the dev server, Postgres) allows 10 Keyword attributes per namespace, and those are taken; a filter
+ * reads the same, `AbTestState = "RUNNING"`.
+ */
+export const AbTestState = defineSearchAttributeKey('AbTestState', SearchAttributeType.KEYWORD_LIST);
+
 export const searchAttributes = [
   AccountId,
   AppId,
@@ -38,6 +45,7 @@ export const searchAttributes = [
   ExperienceVersion,
   RunStatus,
   CurrentNode,
+  AbTestState,
 ];
 
 /** The attributes of a delivery run, set alike whether the fan-out or a redelivery starts it. */

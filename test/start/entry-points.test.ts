@@ -3,9 +3,10 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../src/embedded/postgres.ts';
 import { createLogger } from '../../src/logger.ts';
+import { unreachable } from '../support/instances.ts';
 
 const run = async (script: string, env: NodeJS.ProcessEnv) => {
   try {
@@ -25,6 +26,17 @@ describe('entry points refuse a bad configuration with one line naming the varia
     ['src/main/worker.ts', { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'nope', SECRETS_KEY: key }, 'Configuration error: TEMPORAL_ADDRESS is invalid: must be host:port'],
     ['src/main/migrate.ts', { DATABASE_URL: 'http://example.com' }, 'Configuration error: DATABASE_URL is invalid: must be a postgres:// URL'],
     ['src/main/start.ts', { PORT: 'eighty' }, 'Configuration error: PORT is invalid'],
+    [
+      'src/main/worker.ts',
+      { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'localhost:7233', SECRETS_KEY: key, PUSH_PROVIDER: 'fcm' },
+      'Configuration error: FCM_SERVICE_ACCOUNT_FILE is required when PUSH_PROVIDER is fcm',
+    ],
+    // The key file is read as the worker starts, after the database is reached: this one reaches the run's.
+    [
+      'src/main/worker.ts',
+      { DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: unreachable, SECRETS_KEY: key, PUSH_PROVIDER: 'fcm', FCM_SERVICE_ACCOUNT_FILE: '/nonexistent/fcm.json' },
+      'Configuration error: FCM_SERVICE_ACCOUNT_FILE is invalid: /nonexistent/fcm.json cannot be read (ENOENT)',
+    ],
   ])('%s', async (script, env, expected) => {
     const result = await run(script, env);
     expect(result.code).toBe(1);

@@ -57,6 +57,30 @@ describe('configuration', () => {
     expect(() => loadEmbeddedConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN is invalid/);
   });
 
+  it('sends pushes through the log provider unless told otherwise', () => {
+    expect(loadConfig('worker', validApi)).toMatchObject({ PUSH_PROVIDER: 'log', FCM_BASE_URL: 'https://fcm.googleapis.com', FCM_CONCURRENCY: 20 });
+    expect(loadConfig('worker', validApi)).not.toHaveProperty('FCM_SERVICE_ACCOUNT_FILE');
+    expect(loadEmbeddedConfig({})).toMatchObject({ PUSH_PROVIDER: 'log' });
+  });
+
+  it('takes the FCM settings', () => {
+    const fcm = { PUSH_PROVIDER: 'fcm', FCM_SERVICE_ACCOUNT_FILE: '/run/secrets/fcm.json', FCM_BASE_URL: 'https://fcm-proxy.internal/', FCM_CONCURRENCY: '8' };
+    expect(loadConfig('worker', { ...validApi, ...fcm })).toMatchObject({ ...fcm, FCM_CONCURRENCY: 8 });
+  });
+
+  it.each<[string, NodeJS.ProcessEnv, string]>([
+    ['fcm without a key file', { PUSH_PROVIDER: 'fcm' }, 'Configuration error: FCM_SERVICE_ACCOUNT_FILE is required when PUSH_PROVIDER is fcm'],
+    ['fcm with an empty key file name', { PUSH_PROVIDER: 'fcm', FCM_SERVICE_ACCOUNT_FILE: '' }, 'Configuration error: FCM_SERVICE_ACCOUNT_FILE is required when PUSH_PROVIDER is fcm'],
+    ['an unknown provider', { PUSH_PROVIDER: 'apns' }, 'Configuration error: PUSH_PROVIDER is invalid'],
+    ['an http base URL', { FCM_BASE_URL: 'http://fcm.googleapis.com' }, 'Configuration error: FCM_BASE_URL is invalid: must be an https:// URL'],
+    ['no concurrency', { FCM_CONCURRENCY: '0' }, 'Configuration error: FCM_CONCURRENCY is invalid'],
+  ])('refuses %s in one line naming the variable', (_name, env, expected) => {
+    for (const load of [() => loadConfig('worker', { ...validApi, ...env }), () => loadEmbeddedConfig(env)]) {
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(expected);
+    }
+  });
+
   it('lists the settings each role must be given', () => {
     expect(requiredSettings('api')).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
     expect(requiredSettings('worker')).toEqual(['DATABASE_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);

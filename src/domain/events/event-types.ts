@@ -58,6 +58,14 @@ export const eventTypeCatalogue = {
     description: 'A run that never identified a person ended (the generic completion event): its `data` has no `clientUserId`.',
     exampleResult: { reason: 'completed', nodeId: 'done' },
   },
+  'abtest.started': {
+    description: 'An A/B test started at its playTime: its audience was snapshotted and split into arms A, B and the remainder.',
+    exampleResult: { abTestId: '…', appId: '…', audience: 12, arms: { A: 3, B: 3, remainder: 6 }, playTime: '2026-11-20T10:00:00.000+0100', expiry: 1440 },
+  },
+  'abtest.completed': {
+    description: 'An A/B test was decided by click-through rate (and the winner sent to the rest of the segment).',
+    exampleResult: { abTestId: '…', appId: '…', winner: 'B', ctrA: 0.021, ctrB: 0.034, pValue: 0.012 },
+  },
 } as const satisfies Record<string, EventTypeInfo>;
 
 export type EventType = keyof typeof eventTypeCatalogue;

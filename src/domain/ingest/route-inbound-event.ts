@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
+import { clickedSendId, markClicked } from '../abtests/record-click.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { dispatchRouting } from '../routing/dispatch-routing.ts';
 import { routeEvent, type RoutingOutcome } from '../routing/route-event.ts';
@@ -40,6 +41,9 @@ export async function routeInboundEvent(
         phone: event.endpoints?.phone,
       });
     }
+    // A click on a push, reported as an event, counts like POST /push/click.
+    const clicked = clickedSendId(event.eventType, event.attributes);
+    if (clicked) await markClicked(tx, event.accountId, clicked, event.occurredAt);
     const routed = await routeEvent(tx, event, input.visitorId);
     event.visitorId = input.visitorId;
     event.status = 'PROCESSED';

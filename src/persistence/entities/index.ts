@@ -1,3 +1,5 @@
+import { AbTest } from './ab-test.ts';
+import { AbTestMember } from './ab-test-member.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
 import { Connection } from './connection.ts';
@@ -14,6 +16,7 @@ import { Job } from './job.ts';
 import { JobFile } from './job-file.ts';
 import { Notification } from './notification.ts';
 import { OutboundEvent } from './outbound-event.ts';
+import { PushSend } from './push-send.ts';
 import { RateLimitBucket } from './rate-limit-bucket.ts';
 import { Segment } from './segment.ts';
 import { Slot } from './slot.ts';
@@ -21,6 +24,8 @@ import { Stock } from './stock.ts';
 import { Visitor } from './visitor.ts';
 
 export {
+  AbTest,
+  AbTestMember,
   Account,
   App,
   Connection,
@@ -37,6 +42,7 @@ export {
   JobFile,
   Notification,
   OutboundEvent,
+  PushSend,
   RateLimitBucket,
   Segment,
   Slot,
@@ -63,6 +69,9 @@ export const entities = [
   Experience,
   ExperienceVersion,
   ExperienceRun,
+  AbTest,
+  AbTestMember,
+  PushSend,
   Device,
   Segment,
 ];

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { checkAbTest } from '../../domain/abtests/check-ab-test.ts';
+import { formatPlayTime, parsePlayTime, playTimeFormatDescription } from '../../domain/abtests/play-time.ts';
+import type { AbTestResults } from '../../domain/abtests/ab-test-results.ts';
+import { abTestStates, type AbTest } from '../../persistence/entities/ab-test.ts';
+import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
+
+const segmentId = z.string().min(1).max(64).meta({ description: 'The audience segment (`POST /filter/create`).' });
+const playTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:?\d{2})$/)
+  .transform((text, ctx) => {
+    const parsed = parsePlayTime(text);
+    if (!parsed) ctx.addIssue({ code: 'custom', message: `must be a date and time as ${playTimeFormatDescription}` });
+    return parsed ?? z.NEVER;
+  })
+  .meta({ description: playTimeFormatDescription, example: '2026-11-20T10:00:00.000+0100' });
+const expiry = z.number().int().meta({ description: 'Minutes the test runs, 1 to 43,200 (checked by validate; default 1440).' });
+const testPercent = z.number().int().meta({ description: 'Percent of the segment in the test, split evenly between A and B; 2 to 100 (checked by validate; default 20).' });
+
+export const createAbTestBody = z
+  .strictObject({
+    appId: z.uuid(),
+    abTestName: trimmedText(200),
+    description: z.string().max(2000).nullable().optional(),
+    filterId: segmentId.nullable().optional(),
+    expiry: expiry.optional(),
+  })
+  .meta({ id: 'CreateAbTest' });
+
+export const updateAbTestBody = z
+  .strictObject({
+    id: z.uuid(),
+    abTestName: trimmedText(200).optional(),
+    description: z.string().max(2000).nullable().optional(),
+    filterId: segmentId.nullable().optional(),
+    templateIdA: z.uuid().nullable().optional().meta({ description: 'Message A: a push message of the app.' }),
+    templateIdB: z.uuid().nullable().optional().meta({ description: 'Message B: a push message of the app.' }),
+    appId: z.uuid().optional().meta({ description: 'The test’s app; it cannot change.' }),
+    companyId: z.uuid().optional().meta({ description: 'The account’s id.' }),
+    state: z.enum(['NEW']).optional().meta({ description: 'Only NEW may be sent.' }),
+    playTime: playTime.nullable().optional(),
+    expiry: expiry.optional(),
+    testPercent: testPercent.optional(),
+  })
+  .meta({ id: 'UpdateAbTest' });
+
+export const abTestQuery = z.object({ id: z.uuid(), appId: z.uuid() });
+export const abTestIdQuery = z.object({ id: z.uuid() });
+export const abTestListQuery = z.object({ appId: z.uuid(), state: z.enum(abTestStates).optional(), ...paginationQuery });
+
+const armSchema = z.object({ devices: z.number().int(), sent: z.number().int(), failed: z.number().int(), clicks: z.number().int(), ctr: z.number().nullable() });
+export const resultsSchema = z
+  .object({
+    arms: z.object({ A: armSchema, B: armSchema }),
+    remainder: z.object({ devices: z.number().int(), sent: z.number().int() }),
+    winner: z.enum(['A', 'B']).nullable(),
+    decidedAt: timestamp.nullable(),
+    significance: z.unknown(),
+    srm: z.unknown(),
+    provisional: z.boolean(),
+  })
+  .meta({ id: 'AbTestResults' });
+
+export const abTestSchema = z
+  .object({
+    id: z.uuid(),
+    appId: z.uuid(),
+    companyId: z.uuid(),
+    abTestName: z.string(),
+    description: z.string().nullable(),
+    filterId: z.string().nullable(),
+    templateIdA: z.uuid().nullable(),
+    templateIdB: z.uuid().nullable(),
+    state: z.enum(abTestStates),
+    playTime: z.string().nullable().meta({ description: playTimeFormatDescription }),
+    expiry: z.number().int(),
+    testPercent: z.number().int(),
+    audience: z.object({ devices: z.number().int() }).nullable(),
+    winner: z.enum(['A', 'B']).nullable(),
+    failureReason: z.string().nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'AbTest' });
+
+export const abTestWithResultsSchema = abTestSchema.extend({ results: resultsSchema.nullable() }).meta({ id: 'AbTestWithResults' });
+export const checkedAbTestSchema = abTestSchema.extend({ warnings: z.array(z.string()) }).meta({ id: 'CheckedAbTest' });
+export const abTestPageSchema = pageOf(abTestSchema).meta({ id: 'AbTestPage' });
+
+export const toAbTestResponse = (test: AbTest): z.infer<typeof abTestSchema> => ({
+  id: test.id,
+  appId: test.appId,
+  companyId: test.accountId,
+  abTestName: test.name,
+  description: test.description ?? null,
+  filterId: test.filterId ?? null,
+  templateIdA: test.templateIdA ?? null,
+  templateIdB: test.templateIdB ?? null,
+  state: test.state,
+  playTime: test.playTime ? formatPlayTime(test.playTime, test.playTimeOffsetMinutes) : null,
+  expiry: test.expiry,
+  testPercent: test.testPercent,
+  audience: test.audienceSize === null || test.audienceSize === undefined ? null : { devices: test.audienceSize },
+  winner: (test.winner as 'A' | 'B' | null | undefined) ?? null,
+  failureReason: test.failureReason ?? null,
+  createdAt: test.createdAt.toISOString(),
+  updatedAt: test.updatedAt.toISOString(),
+});
+
+export const toCheckedAbTestResponse = (test: AbTest, check: Awaited<ReturnType<typeof checkAbTest>>) => ({ ...toAbTestResponse(test), warnings: check.warnings });
+export const toAbTestWithResults = (test: AbTest, results: AbTestResults | null) => ({ ...toAbTestResponse(test), results });

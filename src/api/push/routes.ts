@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { listPushSends } from '../../domain/abtests/list-push-sends.ts';
+import { recordClick } from '../../domain/abtests/record-click.ts';
+import { defineRoute } from '../../http/route.ts';
+import { abTestArms } from '../../persistence/entities/ab-test-member.ts';
+import { pushSendStatuses, type PushSend } from '../../persistence/entities/push-send.ts';
+import { pageOf, paginationQuery, timestamp } from '../shared-schemas.ts';
+
+const sendSchema = z
+  .object({
+    sendId: z.uuid(),
+    abTestId: z.uuid(),
+    deviceId: z.uuid(),
+    arm: z.enum(abTestArms),
+    notificationId: z.uuid(),
+    status: z.enum(pushSendStatuses),
+    error: z.string().nullable(),
+    sentAt: timestamp.nullable(),
+    clickedAt: timestamp.nullable(),
+  })
+  .meta({ id: 'PushSend' });
+
+const toSendResponse = (send: PushSend): z.infer<typeof sendSchema> => ({
+  sendId: send.id,
+  abTestId: send.abTestId,
+  deviceId: send.deviceId,
+  arm: send.arm,
+  notificationId: send.notificationId,
+  status: send.status,
+  error: send.error ?? null,
+  sentAt: send.sentAt?.toISOString() ?? null,
+  clickedAt: send.clickedAt?.toISOString() ?? null,
+});
+
+export const pushRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/push/sends',
+    operationId: 'listPushSends',
+    summary: 'List the pushes an A/B test sent, newest first',
+    tag: 'A/B tests',
+    auth: 'account',
+    query: z.object({ abTestId: z.uuid(), arm: z.enum(abTestArms).optional(), ...paginationQuery }),
+    responses: { 200: { description: 'One page of sends', schema: pageOf(sendSchema).meta({ id: 'PushSendPage' }) }, 404: { description: 'No such test in this account' } },
+    handler: async ({ query }, { em, account }) => {
+      const page = await listPushSends(em, account.id, query);
+      return { status: 200, body: { items: page.items.map(toSendResponse), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/push/click',
+    operationId: 'recordPushClick',
+    summary: 'Record a click on a push (one counted click per send; idempotent)',
+    tag: 'A/B tests',
+    auth: 'account',
+    body: z.strictObject({ sendId: z.uuid(), clickedAt: z.iso.datetime({ offset: true }).optional() }).meta({ id: 'PushClick' }),
+    responses: { 200: { description: 'The send, with its (first) click', schema: sendSchema }, 404: { description: 'No such send in this account' } },
+    handler: async ({ body }, { em, account }) => ({
+      status: 200,
+      body: toSendResponse(await recordClick(em, account.id, { sendId: body.sendId, clickedAt: body.clickedAt ? new Date(body.clickedAt) : undefined })),
+    }),
+  }),
+];

@@ -1,0 +1,45 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { AbTestResults } from '../../domain/abtests/results-types.ts';
+import { Account } from './account.ts';
+import { App } from './app.ts';
+
+export const abTestStates = ['NEW', 'VALIDATED', 'SCHEDULED', 'RUNNING', 'COMPLETED', 'CANCELLED', 'FAILED'] as const;
+export type AbTestState = (typeof abTestStates)[number];
+
+/**
+ * An A/B test of two messages of an app on a segment of its devices. The API moves it NEW → VALIDATED → SCHEDULED;
+ * from then on its workflow `abtest:<id>` owns it (RUNNING, COMPLETED, FAILED), and cancelling goes through it.
+ * `results` is written once, when the test is decided; until then results are counted live.
+ */
+export const AbTest = defineEntity({
+  name: 'AbTest',
+  tableName: 'ab_tests',
+  properties: {
+    id: p.uuid().primary(),
+    accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
+    appId: () => p.manyToOne(App).mapToPk().fieldName('app_id'),
+    name: p.string().length(200),
+    description: p.text().nullable(),
+    filterId: p.string().length(64).nullable(),
+    templateIdA: p.uuid().nullable(),
+    templateIdB: p.uuid().nullable(),
+    state: p.enum(abTestStates),
+    playTime: p.datetime().nullable(),
+    /** The UTC offset the client wrote playTime in, in minutes, so it is answered the same way. */
+    playTimeOffsetMinutes: p.integer(),
+    expiry: p.integer(),
+    testPercent: p.integer(),
+    audienceSize: p.integer().nullable(),
+    results: p.json<AbTestResults>().nullable(),
+    winner: p.string().length(1).nullable(),
+    failureReason: p.text().nullable(),
+    startedAt: p.datetime().nullable(),
+    decidedAt: p.datetime().nullable(),
+    completedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  indexes: [{ properties: ['appId', 'createdAt', 'id'] }, { properties: ['appId', 'state', 'createdAt', 'id'] }],
+});
+
+export type AbTest = InferEntity<typeof AbTest>;

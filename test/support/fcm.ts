@@ -1,0 +1,59 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface TestServiceAccount {
+  /** The key file, as FCM_SERVICE_ACCOUNT_FILE names it. */
+  file: string;
+  json: Record<string, unknown>;
+  /** Verifies the JWT grants the provider signs. */
+  publicKey: string;
+  privateKey: string;
+  /** Writes other contents to another file in the same folder; returns its path. */
+  writeVariant(name: string, contents: string): Promise<string>;
+  remove(): Promise<void>;
+}
+
+/**
+ * A throwaway Firebase service account key file: a fresh RSA key, written to a temporary folder. `fields` replace
+ * or add fields of the JSON (e.g. `token_uri` pointing at a local fake of the token endpoint).
+ */
+export async function writeServiceAccount(fields: Record<string, unknown> = {}): Promise<TestServiceAccount> {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  const json = {
+    type: 'service_account',
+    project_id: 'richpush-test',
+    private_key_id: 'key-1',
+    private_key: privateKey,
+    client_email: 'push-sender@richpush-test.iam.gserviceaccount.com',
+    client_id: '100000000000000000001',
+    token_uri: 'https://oauth2.googleapis.com/token',
+    ...fields,
+  };
+  const folder = await mkdtemp(join(tmpdir(), 'rp-fcm-'));
+  const file = join(folder, 'service-account.json');
+  await writeFile(file, JSON.stringify(json), { mode: 0o600 });
+  return {
+    file,
+    json,
+    publicKey,
+    privateKey,
+    async writeVariant(name, contents) {
+      const path = join(folder, name);
+      await writeFile(path, contents, { mode: 0o600 });
+      return path;
+    },
+    remove: () => rm(folder, { recursive: true, force: true }),
+  };
+}
+
+/** FCM's error body: `{ error: { code, message, status, details: [{ errorCode }] } }`. */
+export const fcmErrorBody = (code: number, status: string, message: string, errorCode?: string) =>
+  JSON.stringify({
+    error: { code, message, status, details: errorCode ? [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode }] : [] },
+  });

@@ -1,0 +1,83 @@
+import type { WithStartWorkflowOperation } from '@temporalio/client';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { AbTestState } from '../src/persistence/entities/ab-test.ts';
+import { AbTestState as AbTestStateKey, AccountId, AppId, EntityId, EntityType } from '../src/temporal/search-attributes.ts';
+import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
+
+/**
+ * The contract of an A/B test's run, `abtest:<testId>`: it waits for playTime, snapshots the audience, sends A and B,
+ * runs for `expiry` minutes, decides, and sends the winner to the rest of the segment. The API schedules it (and
+ * moves or withdraws the schedule) and cancels it through updates.
+ */
+export const abTestWorkflowType = 'abTest';
+
+export interface AbTestInputV1 {
+  version: 1;
+  testId: string;
+  accountId: string;
+  appId: string;
+  /** What a run hands to the next when a long wait for playTime continues as new. */
+  carried?: { version: 1; playTime: number | null } | undefined;
+  /** Continue as new past this many history events (the server's own suggestion also triggers it). */
+  historyLimit?: number | undefined;
+}
+export type AbTestInput = AbTestInputV1;
+
+/** What the run knows of itself; live counts of sends and clicks are in Postgres (GET /abtest/get). */
+export interface AbTestRunState {
+  state: AbTestState;
+  playTime: number | null;
+  phase: 'waiting' | 'scheduled' | 'sending' | 'running' | 'deciding' | 'sending-winner' | 'ended';
+  audience: number | null;
+  sent: { A: number; B: number; remainder: number };
+  winner: 'A' | 'B' | null;
+  /** The last provisional results the run read, with when. */
+  provisional: unknown;
+}
+
+export type AbTestWorkflow = (input: AbTestInput) => Promise<AbTestRunState>;
+
+export const abTestState = defineQuery<AbTestRunState>('state');
+/** Sets or moves playTime (epoch ms). Refused once the test has started. */
+export const scheduleAbTest = defineUpdate<AbTestRunState, [{ playTime: number }]>('schedule');
+/** Takes the schedule back (the test was changed and is NEW again). Refused once the test has started. */
+export const withdrawAbTest = defineUpdate<AbTestRunState, []>('withdraw');
+/** Ends the test: nothing more is sent and no winner is declared. Refused once it has ended. */
+export const cancelAbTest = defineUpdate<AbTestRunState, []>('cancel');
+
+export const abTestWorkflowId = (testId: string) => `abtest:${testId}`;
+
+export const abTestSearchAttributes = (input: AbTestInput) => [
+  { key: AccountId, value: input.accountId },
+  { key: AppId, value: input.appId },
+  { key: EntityType, value: 'abtest' },
+  { key: EntityId, value: input.testId },
+  { key: AbTestStateKey, value: ['SCHEDULED'] },
+];
+
+/**
+ * Schedules the test: starts its run if there is none (update-with-start) and sets playTime; a run that exists (a
+ * schedule withdrawn earlier) is scheduled again. The client's WithStartWorkflowOperation class is passed in so that
+ * this module imports nothing from @temporalio/client at run time.
+ */
+export function scheduleAbTestRun(
+  temporal: TemporalAccess,
+  Operation: typeof WithStartWorkflowOperation,
+  input: AbTestInput & { name: string },
+  playTime: number,
+): Promise<AbTestRunState> {
+  const { name, ...args } = input;
+  const startWorkflowOperation = new Operation<AbTestWorkflow>(abTestWorkflowType, {
+    workflowId: abTestWorkflowId(input.testId),
+    taskQueue: temporal.taskQueue,
+    args: [{ ...args, version: 1 }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: abTestSearchAttributes(input),
+    staticSummary: `A/B test “${name}”`,
+    staticDetails: `App ${input.appId}`,
+  });
+  return temporal.client.workflow.executeUpdateWithStart(scheduleAbTest, { args: [{ playTime }], startWorkflowOperation });
+}
+
+export const abTestHandle = (temporal: Pick<TemporalAccess, 'client'>, testId: string) =>
+  temporal.client.workflow.getHandle<AbTestWorkflow>(abTestWorkflowId(testId));
