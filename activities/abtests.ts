@@ -1,17 +1,26 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { sendArm } from '../src/domain/abtests/send-arm.ts';
 import { beginAbTest, completeAbTest, decideAbTest, endAbTest, readAbTestResults } from '../src/domain/abtests/run-ab-test.ts';
 import type { AbTestArm } from '../src/persistence/entities/ab-test-member.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withDomainFailures } from './domain-failures.ts';
 
 /** An A/B test run's I/O: the audience snapshot, the sends, the results and the test's state. */
-export function createAbTestActivities({ orm, temporal, delivery }: ActivityDeps) {
+export function createAbTestActivities({ orm, temporal, delivery, push }: ActivityDeps) {
   const publishDeps = () => ({ em: orm.em.fork(), temporal, delivery });
   return {
     beginAbTest(input: { testId: string }) {
       return withDomainFailures(() => beginAbTest(publishDeps(), input.testId));
     },
-    async sendAbTestArm(_input: { testId: string; arm: AbTestArm }): Promise<{ sent: number; failed: number }> {
-      throw new Error('sending is not built yet');
+    /** A whole arm in one activity: each page done is heartbeated, and a retry resumes after the last one. */
+    async sendAbTestArm(input: { testId: string; arm: AbTestArm }): Promise<{ sent: number; failed: number }> {
+      const context = Context.current();
+      const resumeAfter = context.info.heartbeatDetails as string | undefined;
+      const outcome = await withDomainFailures(() =>
+        sendArm({ em: orm.em.fork(), push, progress: (last) => context.heartbeat(last), signal: context.cancellationSignal }, { ...input, resumeAfter }),
+      );
+      if (outcome.kind === 'done') return { sent: outcome.sent, failed: outcome.failed };
+      throw ApplicationFailure.create({ type: 'PushRetry', message: outcome.reason, ...(outcome.afterMs ? { nextRetryDelay: outcome.afterMs } : {}) });
     },
     readAbTestResults(input: { testId: string }) {
       return readAbTestResults(orm.em.fork(), input.testId);
