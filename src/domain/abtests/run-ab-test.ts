@@ -77,9 +77,19 @@ export async function decideAbTest(em: EntityManager, testId: string): Promise<{
   });
 }
 
-/** COMPLETED, and `abtest.completed` with the winner, both click-through rates and the p-value. */
+/**
+ * COMPLETED, and `abtest.completed` with the winner, both click-through rates and the p-value. The stored results get
+ * the remainder's sends, which came after the decision; the arms' figures stay as decided.
+ */
 export async function completeAbTest(deps: PublishDeps, testId: string): Promise<void> {
-  await deps.em.nativeUpdate(AbTest, { id: testId, state: 'RUNNING' }, { state: 'COMPLETED', completedAt: new Date() });
+  await deps.em.transactional(async (tx) => {
+    const test = await tx.findOneOrFail(AbTest, { id: testId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (test.state !== 'RUNNING') return;
+    const { remainder } = await countArms(tx, testId);
+    if (test.results) test.results = { ...test.results, remainder: { devices: remainder.devices, sent: remainder.sent } };
+    test.state = 'COMPLETED';
+    test.completedAt = new Date();
+  });
   const test = await deps.em.fork().findOneOrFail(AbTest, { id: testId });
   const results = test.results;
   await publishEvent(deps, {

@@ -16,6 +16,12 @@ export interface SendArmDeps {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * `?, ?, …`: MikroORM writes each parameter into the SQL text itself (escaped), and would write an array as a comma
+ * list, so a list of values takes one placeholder per value.
+ */
+const marks = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+
 interface PageRow {
   send_id: string;
   device_id: string;
@@ -50,7 +56,7 @@ export async function sendArm(deps: SendArmDeps, input: { testId: string; arm: A
     deps.signal?.throwIfAborted();
     const members = await connection.execute<Array<{ device_id: string }>>(
       `select m.device_id from ab_test_members m join devices d on d.id = m.device_id
-        where m.ab_test_id = ? and m.arm = ? and d.subscribed and (?::uuid is null or m.device_id > ?::uuid)
+        where m.ab_test_id = ? and m.arm = ? and d.subscribed and d.deleted_at is null and (?::uuid is null or m.device_id > ?::uuid)
         order by m.device_id limit ?`,
       [test.id, input.arm, after, after, sendPageSize],
     );
@@ -58,14 +64,14 @@ export async function sendArm(deps: SendArmDeps, input: { testId: string; arm: A
     const deviceIds = members.map((member) => member.device_id);
     await connection.execute(
       `insert into push_sends (id, account_id, ab_test_id, device_id, arm, notification_id, status, created_at)
-       select gen_random_uuid(), ?, ?, device_id, ?, ?, 'pending', now() from unnest(?::uuid[]) as device_id
+       select gen_random_uuid(), ?, ?, d.id, ?, ?, 'pending', now() from devices d where d.id in (${marks(deviceIds.length)})
        on conflict (ab_test_id, device_id) do nothing`,
-      [test.accountId, test.id, input.arm, notificationId, deviceIds],
+      [test.accountId, test.id, input.arm, notificationId, ...deviceIds],
     );
     const pending = await connection.execute<PageRow[]>(
       `select s.id as send_id, s.device_id, d.token, d.platform from push_sends s join devices d on d.id = s.device_id
-        where s.ab_test_id = ? and s.device_id = any(?::uuid[]) and s.status = 'pending'`,
-      [test.id, deviceIds],
+        where s.ab_test_id = ? and s.device_id in (${marks(deviceIds.length)}) and s.status = 'pending'`,
+      [test.id, ...deviceIds],
     );
     const results = pending.length
       ? await deps.push.sendBatch(
@@ -99,11 +105,11 @@ async function storeOutcomes(em: EntityManager, rows: PageRow[], results: PushRe
   await connection.execute(
     `update push_sends s set status = v.status, error = v.error, provider_message_id = v.provider_message_id,
             sent_at = case when v.status = 'sent' then now() else null end
-       from unnest(?::uuid[], ?::text[], ?::text[], ?::text[]) as v(id, status, error, provider_message_id)
+       from (values ${done.map(() => '(?::uuid, ?, ?, ?)').join(', ')}) as v(id, status, error, provider_message_id)
       where s.id = v.id and s.status = 'pending'`,
-    [done.map((result) => result.sendId), done.map((result) => result.outcome), done.map((result) => result.error ?? null), done.map((result) => result.providerMessageId ?? null)],
+    done.flatMap((result) => [result.sendId, result.outcome, result.error ?? null, result.providerMessageId ?? null]),
   );
   const unregistered = new Set(done.filter((result) => result.outcome === 'unregistered').map((result) => result.sendId));
   const devices = rows.filter((row) => unregistered.has(row.send_id)).map((row) => row.device_id);
-  if (devices.length) await connection.execute(`update devices set subscribed = false, updated_at = now() where id = any(?::uuid[])`, [devices]);
+  if (devices.length) await connection.execute(`update devices set subscribed = false, updated_at = now() where id in (${marks(devices.length)})`, devices);
 }

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { formatPlayTime } from '../../src/domain/abtests/play-time.ts';
+import { call, newAccount, type TestAccount } from '../support/api.ts';
+import { registerDevices, newSegment } from '../support/devices.ts';
+import { expectError, ok } from '../support/ingest-extra.ts';
+import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
+import { newMessage } from '../support/jobs.ts';
+
+const as = (account: TestAccount) => ({ token: account.apiKey });
+const get = async (account: TestAccount, id: string) => ok(await call('GET', `/abtest/get?id=${id}`, as(account)));
+const update = (account: TestAccount, body: Record<string, unknown>) => call('PUT', '/abtest/update', { ...as(account), body });
+const action = (account: TestAccount, verb: 'validate' | 'schedule' | 'cancel', id: string, method = 'POST') =>
+  call(method, `/abtest/${verb}?id=${id}&appId=${account.appId}`, as(account));
+/** A playTime `seconds` from now, written with a +01:00 offset the way the spec writes it. */
+const playTimeIn = (seconds: number) => formatPlayTime(new Date(Date.now() + seconds * 1000), 60);
+
+/** Polls the test until the predicate holds. */
+async function waitForTest(account: TestAccount, id: string, predicate: (test: any) => boolean, timeoutMs = 120_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const test = await get(account, id);
+    if (predicate(test)) return test;
+    if (Date.now() > deadline) throw new Error(`test never matched: ${JSON.stringify(test)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const sendsOf = async (account: TestAccount, id: string, arm: string) => ok(await call('GET', `/push/sends?abTestId=${id}&arm=${arm}&limit=100`, as(account))).items;
+
+/** An account with 20 devices: 12 in the segment `group = test`, 5 in `group = small`, 3 in neither. */
+async function audience() {
+  const account = await newAccount();
+  const group = (index: number) => (index < 12 ? 'test' : index < 17 ? 'small' : 'other');
+  await registerDevices(
+    account,
+    Array.from({ length: 20 }, (_, index) => ({ token: `ab-${index}`, platform: index % 2 ? 'ios' : 'android', attributes: { group: group(index) } })),
+  );
+  const segment = await newSegment(account, { all: [{ field: 'attributes.group', op: 'eq', value: 'test' }] });
+  const small = await newSegment(account, { all: [{ field: 'attributes.group', op: 'eq', value: 'small' }] });
+  const [messageA, messageB] = [await newMessage(account), await newMessage(account)];
+  return { account, segment, small, messageA, messageB };
+}
+
+async function newTest(account: TestAccount, fields: Record<string, unknown>): Promise<any> {
+  const created = ok(await call('POST', '/abtest/create', { ...as(account), body: { appId: account.appId, abTestName: 'Copy test', ...fields } }), 201);
+  return created;
+}
+
+describe('A/B tests', () => {
+  it('runs the whole story: validate, schedule, send both arms, clicks on B only, winner B sent to the remainder', { timeout: 180_000 }, async () => {
+    const { account, segment, small, messageA, messageB } = await audience();
+    const created = await newTest(account, { description: 'A or B?', filterId: small.id, expiry: 1 });
+    expect(created).toMatchObject({ state: 'NEW', companyId: account.accountId, expiry: 1, testPercent: 20, templateIdA: null, playTime: null });
+
+    // A segment of 5 fails validation, with every failed check listed.
+    ok(await update(account, { id: created.id, templateIdA: messageA, templateIdB: messageA, playTime: playTimeIn(-60), testPercent: 1 }));
+    const refused = expectError(await action(account, 'validate', created.id), 422, 'abtest_not_valid');
+    expect(refused.details!.map((detail: { path: string }) => detail.path).sort()).toEqual(['filterId', 'playTime', 'templateIdB', 'testPercent']);
+
+    const playTime = playTimeIn(4);
+    const updated = ok(await update(account, { id: created.id, filterId: segment.id, templateIdB: messageB, playTime, testPercent: 50, state: 'NEW', appId: account.appId, companyId: account.accountId }));
+    expect(updated.playTime).toBe(playTime);
+    const validated = ok(await action(account, 'validate', created.id, 'PUT'));
+    expect(validated).toMatchObject({ state: 'VALIDATED', audience: { devices: 12 }, warnings: [expect.stringMatching(/too few/)] });
+    expect(ok(await action(account, 'schedule', created.id))).toMatchObject({ state: 'SCHEDULED' });
+
+    const running = await waitForTest(account, created.id, (test) => test.state === 'RUNNING' && test.results?.arms.B.sent === 3);
+    expect(running.results).toMatchObject({ provisional: true, arms: { A: { devices: 3, sent: 3 }, B: { devices: 3, sent: 3 } }, remainder: { devices: 6, sent: 0 } });
+    const [sendsA, sendsB] = [await sendsOf(account, created.id, 'A'), await sendsOf(account, created.id, 'B')];
+    expect(sendsA.every((send: any) => send.notificationId === messageA && send.status === 'sent')).toBe(true);
+    expect(sendsB.every((send: any) => send.notificationId === messageB && send.status === 'sent')).toBe(true);
+
+    // Clicks on B only: two through the API (one twice: counted once), one reported as an ingested event.
+    ok(await call('POST', '/push/click', { ...as(account), body: { sendId: sendsB[0].sendId } }));
+    const again = ok(await call('POST', '/push/click', { ...as(account), body: { sendId: sendsB[0].sendId, clickedAt: new Date(Date.now() + 5000).toISOString() } }));
+    expect(again.clickedAt).toBe(sendsB[0].clickedAt ?? again.clickedAt);
+    ok(await call('POST', '/push/click', { ...as(account), body: { sendId: sendsB[1].sendId } }));
+    const connection = await newConnection(account);
+    const clicked = directEvent({ eventType: 'push.clicked', attributes: { sendId: sendsB[2].sendId } });
+    await postSigned(connection, clicked);
+    await waitForEvent(account, clicked.messageId, 'PROCESSED');
+    expect((await get(account, created.id)).results.arms.B.clicks).toBe(3);
+
+    const done = await waitForTest(account, created.id, (test) => test.state === 'COMPLETED');
+    expect(done).toMatchObject({ winner: 'B', results: { provisional: false, winner: 'B', arms: { A: { clicks: 0, ctr: 0 }, B: { clicks: 3, ctr: 1 } }, remainder: { devices: 6, sent: 6 } } });
+    expect(done.results.significance).toMatchObject({ test: 'fisher-exact', pValue: expect.any(Number) });
+    const remainder = await sendsOf(account, created.id, 'remainder');
+    expect(remainder).toHaveLength(6);
+    expect(remainder.every((send: any) => send.notificationId === messageB && send.status === 'sent')).toBe(true);
+
+    // A click after the decision is stored, but the decision stands.
+    ok(await call('POST', '/push/click', { ...as(account), body: { sendId: sendsA[0].sendId } }));
+    expect((await get(account, created.id)).results.arms.A.clicks).toBe(0);
+    expectError(await action(account, 'cancel', created.id), 409, 'invalid_state');
+    expectError(await update(account, { id: created.id, abTestName: 'late' }), 409, 'invalid_state');
+  });
+
+  it('returns a validated or scheduled test to NEW on any change, and reschedules it', { timeout: 60_000 }, async () => {
+    const { account, segment, messageA, messageB } = await audience();
+    const test = await newTest(account, { filterId: segment.id });
+    ok(await update(account, { id: test.id, templateIdA: messageA, templateIdB: messageB, playTime: playTimeIn(3600) }));
+    ok(await action(account, 'validate', test.id));
+    expect(ok(await update(account, { id: test.id, description: 'changed' })).state).toBe('NEW');
+    expectError(await action(account, 'schedule', test.id), 409, 'invalid_state');
+    ok(await action(account, 'validate', test.id));
+    expect(ok(await action(account, 'schedule', test.id, 'PUT')).state).toBe('SCHEDULED');
+    // A change before playTime withdraws the schedule; validate and schedule again move it.
+    expect(ok(await update(account, { id: test.id, playTime: playTimeIn(7200) })).state).toBe('NEW');
+    ok(await action(account, 'validate', test.id));
+    expect(ok(await action(account, 'schedule', test.id))).toMatchObject({ state: 'SCHEDULED', playTime: expect.any(String) });
+    expect(ok(await action(account, 'cancel', test.id))).toMatchObject({ state: 'CANCELLED', winner: null });
+    expectError(await action(account, 'cancel', test.id), 409, 'invalid_state');
+  });
+
+  it('cancels a running test: it stops and declares no winner', { timeout: 90_000 }, async () => {
+    const { account, segment, messageA, messageB } = await audience();
+    const test = await newTest(account, { filterId: segment.id, expiry: 60 });
+    ok(await update(account, { id: test.id, templateIdA: messageA, templateIdB: messageB, playTime: playTimeIn(3), testPercent: 100 }));
+    ok(await action(account, 'validate', test.id));
+    ok(await action(account, 'schedule', test.id));
+    await waitForTest(account, test.id, (found) => found.state === 'RUNNING' && found.results?.arms.B.sent === 6);
+    const cancelled = ok(await action(account, 'cancel', test.id));
+    expect(cancelled).toMatchObject({ state: 'CANCELLED', winner: null });
+    expect((await get(account, test.id)).results).toMatchObject({ provisional: true, winner: null, remainder: { devices: 0, sent: 0 } });
+  });
+
+  it('answers 400 for a bad body, 404 for another account’s test, and lists by state', async () => {
+    const { account, segment } = await audience();
+    expectError(await call('POST', '/abtest/create', { ...as(account), body: { appId: account.appId } }), 400, 'validation_failed');
+    const test = await newTest(account, { filterId: segment.id });
+    const bad = expectError(await update(account, { id: test.id, playTime: '2026-02-30T10:00:00.000+0100', state: 'RUNNING' }), 400, 'validation_failed');
+    expect(bad.details!.map((detail: { path: string }) => detail.path).sort()).toEqual(['body.playTime', 'body.state']);
+    expectError(await update(account, { id: test.id, companyId: '00000000-0000-4000-8000-000000000000' }), 400, 'validation_failed');
+    const stranger = await newAccount();
+    expectError(await call('GET', `/abtest/get?id=${test.id}`, as(stranger)), 404, 'not_found');
+    expectError(await action(stranger, 'validate', test.id), 404, 'not_found');
+    const listed = ok(await call('GET', `/abtest/list?appId=${account.appId}&state=NEW`, as(account)));
+    expect(listed.items.map((item: { id: string }) => item.id)).toEqual([test.id]);
+  });
+});
