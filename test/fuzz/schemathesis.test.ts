@@ -51,6 +51,8 @@ async function provision(account: TestAccount) {
   const device = ok(await call('POST', '/device/register', { token, body: { appId: account.appId, token: 'fuzz-device', platform: 'ios' } }), 201);
   const spareDevice = ok(await call('POST', '/device/register', { token, body: { appId: account.appId, token: 'fuzz-spare', platform: 'web' } }), 201);
   const segment = ok(await call('POST', '/filter/create', { token, body: { appId: account.appId, name: 'fuzz', rules: { all: [] } } }), 201);
+  const abTest = ok(await call('POST', '/abtest/create', { token, body: { appId: account.appId, abTestName: 'fuzz', filterId: segment.id } }), 201);
+  const spareAbTest = ok(await call('POST', '/abtest/create', { token, body: { appId: account.appId, abTestName: 'cancelled by the fuzzer' } }), 201);
   return {
     messageId,
     jobId: job.id as string,
@@ -68,6 +70,8 @@ async function provision(account: TestAccount) {
     deviceId: device.deviceId as string,
     spareDeviceId: spareDevice.deviceId as string,
     segmentId: segment.id as string,
+    abTestId: abTest.id as string,
+    spareAbTestId: spareAbTest.id as string,
   };
 }
 
@@ -120,6 +124,10 @@ function config(apiUrl: string, account: TestAccount, ids: Awaited<ReturnType<ty
     operation(['getDevice', 'unsubscribeDevice'], { 'query.id': ids.deviceId }),
     operation(['listDevices', 'listSegments'], { 'query.appId': account.appId }),
     operation(['getSegment'], { 'query.id': ids.segmentId }),
+    operation(['getAbTest', 'validateAbTest', 'validateAbTestPut', 'scheduleAbTest', 'scheduleAbTestPut'], { 'query.id': ids.abTestId, 'query.appId': account.appId }),
+    operation(['listAbTests'], { 'query.appId': account.appId }),
+    operation(['listPushSends'], { 'query.abTestId': ids.abTestId }),
+    operation(['cancelAbTest'], { 'query.id': ids.spareAbTestId, 'query.appId': account.appId }),
     // Deleting the shared records would turn every later request into a 404; these delete spares instead.
     operation(['deleteEndpoint'], { 'path.endpointId': ids.spareEndpointId }),
     operation(['deleteConnection'], { 'path.connectionId': ids.spareConnectionId }),

@@ -15,8 +15,10 @@ const playTime = z
     return parsed ?? z.NEVER;
   })
   .meta({ description: playTimeFormatDescription, example: '2026-11-20T10:00:00.000+0100' });
-const expiry = z.number().int().meta({ description: 'Minutes the test runs, 1 to 43,200 (checked by validate; default 1440).' });
-const testPercent = z.number().int().meta({ description: 'Percent of the segment in the test, split evenly between A and B; 2 to 100 (checked by validate; default 20).' });
+/** Any whole number a column holds: validate, not the edge, checks the ranges a test needs (and lists each miss). */
+const storableInt = z.number().int().min(-2_147_483_648).max(2_147_483_647);
+const expiry = storableInt.meta({ description: 'Minutes the test runs, 1 to 43,200 (checked by validate; default 1440).' });
+const testPercent = storableInt.meta({ description: 'Percent of the segment in the test, split evenly between A and B; 2 to 100 (checked by validate; default 20).' });
 
 export const createAbTestBody = z
   .strictObject({
