@@ -127,6 +127,9 @@ describe('A/B tests', () => {
   it('answers 400 for a bad body, 404 for another account’s test, and lists by state', async () => {
     const { account, segment } = await audience();
     expectError(await call('POST', '/abtest/create', { ...as(account), body: { appId: account.appId } }), 400, 'validation_failed');
+    // Out of the business range is for validate to report; out of what can be stored is a 400 at once.
+    expectError(await call('POST', '/abtest/create', { ...as(account), body: { appId: account.appId, abTestName: 'x', expiry: 1e12 } }), 400, 'validation_failed');
+    expect((await call('POST', '/abtest/create', { ...as(account), body: { appId: account.appId, abTestName: 'x', expiry: 50_000 } })).status).toBe(201);
     const test = await newTest(account, { filterId: segment.id });
     const bad = expectError(await update(account, { id: test.id, playTime: '2026-02-30T10:00:00.000+0100', state: 'RUNNING' }), 400, 'validation_failed');
     expect(bad.details!.map((detail: { path: string }) => detail.path).sort()).toEqual(['body.playTime', 'body.state']);
