@@ -138,6 +138,9 @@ describe('A/B tests', () => {
     expectError(await call('GET', `/abtest/get?id=${test.id}`, as(stranger)), 404, 'not_found');
     expectError(await action(stranger, 'validate', test.id), 404, 'not_found');
     const listed = ok(await call('GET', `/abtest/list?appId=${account.appId}&state=NEW`, as(account)));
-    expect(listed.items.map((item: { id: string }) => item.id)).toEqual([test.id]);
+    expect(listed.items.map((item: { id: string }) => item.id)).toContain(test.id);
+    expect(listed.items.every((item: { state: string }) => item.state === 'NEW')).toBe(true);
+    const cancelled = ok(await call('GET', `/abtest/list?appId=${account.appId}&state=CANCELLED`, as(account)));
+    expect(cancelled.items).toEqual([]);
   });
 });
