@@ -4,9 +4,17 @@ import { verifyWebhook } from '../../src/security/standard-webhooks.ts';
 /** What one phase of the benchmark saw arrive: first receipt time per webhook-id, and what went wrong. */
 export class Recording {
   readonly receivedAt = new Map<string, number>();
+  /** The body of each first receipt, when the phase needs to read what arrived (`new Recording(true)`). */
+  readonly bodies = new Map<string, string>();
   duplicates = 0;
   signatureFailures = 0;
   readonly failureReasons = new Map<string, number>();
+
+  readonly keepBodies: boolean;
+
+  constructor(keepBodies = false) {
+    this.keepBodies = keepBodies;
+  }
 }
 
 export interface BenchReceiver {
@@ -49,7 +57,10 @@ export async function startBenchReceiver(tls: { cert: string; key: string }): Pr
       }
       if (id === undefined) return;
       if (recording.receivedAt.has(id)) recording.duplicates += 1;
-      else recording.receivedAt.set(id, receivedAt);
+      else {
+        recording.receivedAt.set(id, receivedAt);
+        if (recording.keepBodies) recording.bodies.set(id, Buffer.concat(chunks).toString('utf8'));
+      }
     });
   });
   await new Promise<void>((resolve, reject) => {
