@@ -22,6 +22,8 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import type pg from 'pg';
+import protos from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createConnection } from '../src/domain/connections/create-connection.ts';
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
@@ -131,6 +133,18 @@ async function waitUntil(label: string, check: () => Promise<{ done: boolean; li
   }
 }
 
+/** Tasks waiting on the task queue (workflow + activity), from the server's own approximate backlog counts. */
+async function taskQueueBacklog(client: Client): Promise<number> {
+  const { TaskQueueType } = protos.temporal.api.enums.v1;
+  const types = [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
+  let backlog = 0;
+  for (const taskQueueType of types) {
+    const answer = await client.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue }, taskQueueType, reportStats: true });
+    backlog += Number(answer.stats?.approximateBacklogCount ?? 0);
+  }
+  return backlog;
+}
+
 const countOf = async (sql: pg.Client, text: string, params: unknown[]) => Number((await sql.query<{ n: string }>(text, params)).rows[0]!.n);
 
 const latencyFigures = (latencies: number[]) => {
@@ -193,6 +207,16 @@ async function main(context: BenchContext): Promise<number> {
     signal,
   );
   const liveS = (now() - liveStarted) / 1000;
+  // The runs' rows say `wait` before their timers are set; measure only once the set-up's tasks are all done.
+  await waitUntil(
+    'set-up tasks',
+    async () => {
+      const backlog = await taskQueueBacklog(stack.temporal.client);
+      return { done: backlog === 0, line: `${backlog} tasks still queued` };
+    },
+    signal,
+  );
+  const settledS = (now() - liveStarted) / 1000;
 
   // --- 2. Ingest acceptance ------------------------------------------------------------------------------------
   const ingest = await load('ingest acceptance', { origin: api.url, next: eventRequests(target, 'order', 'order.completed', (index) => `buyer-${index % 1000}`) }, signal);
@@ -256,7 +280,7 @@ async function main(context: BenchContext): Promise<number> {
   const ms = (value: number) => fmt(value, 1);
   out(`bench/flows  EXPERIENCES=${EXPERIENCES}  live runs=${stillLive}  DURATION_S=${DURATION_S}  CLIENTS=${CLIENTS}  DELIVERIES=${DELIVERIES}  CONCURRENCY=${CONCURRENCY}`);
   out();
-  out(`Set-up: ${liveTarget} waiting runs live after ${fmt(liveS, 1)} s (${fmt(liveTarget / liveS, 1)} runs started/s from ${visitors} visit events)`);
+  out(`Set-up: ${liveTarget} waiting runs live after ${fmt(liveS, 1)} s (${fmt(liveTarget / liveS, 1)} runs started/s from ${visitors} visit events); task queue empty after ${fmt(settledS, 1)} s`);
   out();
   out('| Path | Units | Per second | p50 ms | p99 ms | max ms |');
   out('|---|---|---|---|---|---|');
