@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { metricPrefix } from './registry.ts';
 
 /** What the ingest backlog gauges report, read at each scrape. */
@@ -50,22 +50,21 @@ export function createApiMetrics(registry: Registry, backlog: IngestBacklogQuery
     (reading ??= backlog()
       .catch(() => ({ rows: Number.NaN, oldestAgeSeconds: Number.NaN }))
       .finally(() => (reading = undefined)));
-  new Gauge({
-    name: `${metricPrefix}ingest_backlog_events`,
-    help: 'Accepted inbound events whose processing has not started yet',
-    registers: [registry],
-    async collect() {
-      this.set((await read()).rows);
-    },
-  });
-  new Gauge({
-    name: `${metricPrefix}ingest_backlog_oldest_age_seconds`,
-    help: 'Age of the oldest accepted inbound event whose processing has not started yet (0 when none)',
-    registers: [registry],
-    async collect() {
-      this.set((await read()).oldestAgeSeconds);
-    },
-  });
+  const backlogGauge = (name: string, help: string, pick: (backlog: IngestBacklog) => number) =>
+    new Gauge({
+      name: `${metricPrefix}${name}`,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set(pick(await read()));
+      },
+    });
+  backlogGauge('ingest_backlog_events', 'Accepted inbound events whose processing has not started yet', (b) => b.rows);
+  backlogGauge(
+    'ingest_backlog_oldest_age_seconds',
+    'Age of the oldest accepted inbound event whose processing has not started yet (0 when none)',
+    (b) => b.oldestAgeSeconds,
+  );
 
   return {
     observeRequest: ({ method, route, status }, seconds) => requestDuration.observe({ method, route, status: String(status) }, seconds),
