@@ -6,17 +6,29 @@ import type { EventConfig } from '../src/persistence/entities/connection.ts';
 import { withDomainFailures } from './domain-failures.ts';
 import type { ActivityDeps } from './deps.ts';
 
-/** The ingest run's I/O: the event row, visitors, held-event release and routing. */
-export function createIngestActivities({ orm, temporal }: ActivityDeps) {
+/** What recordInboundEvent's outcome leaves the event's status at, when it is one the metric counts. */
+const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
+
+/**
+ * The ingest run's I/O: the event row, visitors, held-event release and routing. Each step that moves an event to a
+ * status counts it (richpush_ingest_events_processed_total) once it has returned: a step retried after its commit
+ * counts again, so the counter is at least, not exactly, the number of events.
+ */
+export function createIngestActivities({ orm, temporal, metrics }: ActivityDeps) {
   return {
-    recordInboundEvent(accepted: AcceptedEvent, config: EventConfig): Promise<LinkOutcome> {
-      return withDomainFailures(() => recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
+    async recordInboundEvent(accepted: AcceptedEvent, config: EventConfig): Promise<LinkOutcome> {
+      const linked = await withDomainFailures(() => recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
+      if (linked.outcome === 'ignored' || linked.outcome === 'held') metrics.eventProcessed(recordedStatus[linked.outcome]);
+      return linked;
     },
-    routeInboundEvent(input: { eventId: string; visitorId: string | null; released: boolean }): Promise<RoutingOutcome> {
-      return withDomainFailures(() => routeInboundEvent({ em: orm.em.fork(), temporal }, input));
+    async routeInboundEvent(input: { eventId: string; visitorId: string | null; released: boolean }): Promise<RoutingOutcome> {
+      const routed = await withDomainFailures(() => routeInboundEvent({ em: orm.em.fork(), temporal }, input));
+      metrics.eventProcessed('PROCESSED');
+      return routed;
     },
-    finishInboundEvent(input: { eventId: string; status: 'EXPIRED' | 'FAILED'; reason: string }): Promise<void> {
-      return finishInboundEvent(orm.em.fork(), input);
+    async finishInboundEvent(input: { eventId: string; status: 'EXPIRED' | 'FAILED'; reason: string }): Promise<void> {
+      await finishInboundEvent(orm.em.fork(), input);
+      metrics.eventProcessed(input.status);
     },
   };
 }

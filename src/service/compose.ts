@@ -1,7 +1,11 @@
+import { Registry } from 'prom-client';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
+import { measureIngestBacklog } from '../domain/ingest/measure-ingest-backlog.ts';
 import { ConfigError } from '../config.ts';
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
+import { createApiMetrics } from '../metrics/api-metrics.ts';
+import { createWorkerMetrics } from '../metrics/worker-metrics.ts';
 import { createOutboundHttpClient } from '../outbound/http-client.ts';
 import { createPushProvider, type PushSettings } from '../outbound/push/create-push-provider.ts';
 import { createIngestRateLimiter, type RateLimit } from '../persistence/ingest-rate-limiter.ts';
@@ -23,6 +27,11 @@ export interface ServiceSettings {
   /** How the worker sends pushes; the API sends none. */
   push: PushSettings;
   logger: Logger;
+  /**
+   * Where the process's metrics are counted: the registry its metrics listener serves (embedded mode gives the API
+   * and the worker the same one). Without one they are counted on a private registry nothing reads.
+   */
+  metrics?: Registry | undefined;
 }
 
 interface DeliveryConfig {
@@ -107,8 +116,14 @@ export const apiSettingsFrom = (settings: ServiceSettings, config: IngestConfig)
 /** Builds the API's long-lived dependencies. Pass `orm` to share one pool with a worker in the same process. */
 export async function createApiServices(settings: ApiSettings, orm?: Orm): Promise<ApiServices> {
   const temporal = createTemporalClients(settings.temporalAddress, settings.namespace);
+  const apiOrm = orm ?? (await connectOrm(settings.databaseUrl));
+  const backlog = () =>
+    measureIngestBacklog(apiOrm.em.fork()).catch((error: unknown) => {
+      settings.logger.warn({ err: error }, 'ingest backlog query failed; the gauges show NaN');
+      throw error;
+    });
   return {
-    orm: orm ?? (await connectOrm(settings.databaseUrl)),
+    orm: apiOrm,
     temporal: { ...temporal, taskQueue: settings.taskQueue },
     adminToken: settings.adminToken,
     logger: settings.logger,
@@ -120,6 +135,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
       defaultRateLimit: settings.ingestRateLimit,
       baseUrl: settings.ingestBaseUrl,
     },
+    metrics: createApiMetrics(settings.metrics ?? new Registry(), backlog),
   };
 }
 
@@ -152,6 +168,7 @@ export function createActivityDeps(
     temporal: { client: temporal.client, taskQueue: settings.taskQueue },
     delivery: settings.delivery,
     push,
+    metrics: createWorkerMetrics(settings.metrics ?? new Registry()),
     async close() {
       http.close();
       await push.close();

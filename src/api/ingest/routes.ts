@@ -49,10 +49,12 @@ export const ingestRoutes = [
         },
       );
       if (outcome.kind === 'batch') {
+        ctx.services.metrics.eventsAccepted(outcome.results.filter((result) => !result.duplicate).length);
         return { status: 202, body: { events: outcome.results } satisfies z.infer<typeof batchAcceptedSchema> };
       }
       const { messageId, eventId, duplicate } = outcome.result;
       if (duplicate) throw new DomainError('duplicate_message', `messageId ${messageId} was already accepted as ${eventId}`);
+      ctx.services.metrics.eventsAccepted(1);
       return { status: 202, body: { messageId, eventId } };
     },
   }),
