@@ -37,9 +37,13 @@ export async function startServiceWorker(
   };
 }
 
-/** The ingest relay: woken by the accepting statement's NOTIFY, polling as a fallback. */
+/**
+ * The ingest relay: woken by the accepting statement's NOTIFY, polling as a fallback. INGEST_RELAY_LANES=0 runs
+ * none in this worker (another process relays).
+ */
 export function startIngestRelay(settings: ServiceSettings, orm: Orm, temporal: TemporalAccess): RunningRelay {
   const relay = settings.ingestRelay ?? ingestRelayDefaults;
+  if (relay.lanes === 0) return { wake: () => undefined, stop: async () => undefined };
   return startRelayLoop({
     name: 'ingest',
     databaseUrl: settings.databaseUrl,

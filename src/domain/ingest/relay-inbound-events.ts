@@ -86,12 +86,8 @@ export function createIngestRelay(deps: { em: () => EntityManager; temporal: Tem
     );
     if (orphan) return Math.max(await start(em, orphan.relay_batch_id), 1);
 
-    const batchId = newId('ibt_');
-    const rows = await em.transactional(async (tx) => {
-      await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [claimLock]);
-      return tx.execute<Array<{ id: string }>>(claimSql, [batchSize, batchId, ingestBatchWorkflowId(batchId)]);
-    });
-    if (rows.length === 0) return 0;
+    const { batchId, events } = await claimInboundBatch(em, batchSize);
+    if (events === 0) return 0;
     try {
       return await start(em, batchId);
     } catch (error) {
@@ -99,6 +95,16 @@ export function createIngestRelay(deps: { em: () => EntityManager; temporal: Tem
       throw error;
     }
   };
+}
+
+/** Claims one batch (see claimSql) in its own transaction; the batch is not started yet. */
+export async function claimInboundBatch(em: EntityManager, batchSize: number): Promise<{ batchId: string; events: number }> {
+  const batchId = newId('ibt_');
+  const rows = await em.transactional(async (tx) => {
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [claimLock]);
+    return tx.execute<Array<{ id: string }>>(claimSql, [Math.min(batchSize, maxIngestBatchSize), batchId, ingestBatchWorkflowId(batchId)]);
+  });
+  return { batchId, events: rows.length };
 }
 
 /** The claimed events (in order of arrival), one group per person; the groups in the order of their first event. */
