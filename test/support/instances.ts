@@ -59,7 +59,11 @@ export async function startWorkerProcess(taskQueue: string, env: NodeJS.ProcessE
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      // Not left running: the caller never gets a handle to stop it.
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not start:\n${output}`));
+    }, 60_000);
     child.stdout!.on('data', () => {
       if (output.includes('"msg":"worker running"')) {
         clearTimeout(timer);
