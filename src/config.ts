@@ -59,6 +59,14 @@ const ingestSettings = {
   INGEST_BASE_URL: z.url().optional(),
 };
 
+/** The worker's ingest relay (outbox → ingestBatch runs); see docs/operations.md. */
+const ingestRelaySettings = {
+  INGEST_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
+  INGEST_RELAY_CHUNK_SIZE: z.coerce.number().int().min(1).max(1000).default(25),
+  INGEST_RELAY_LANES: z.coerce.number().int().min(0).max(32).default(2),
+  INGEST_RELAY_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+};
+
 const deliverySettings = {
   DELIVERY_RETRY_INITIAL_MS: z.coerce.number().int().min(1).default(5000),
   DELIVERY_RETRY_BACKOFF: z.coerce.number().min(1).default(3),
@@ -110,6 +118,7 @@ const productionSchemas = {
       ...pushSettings,
       ...metricsSettings,
       ...temporalMetricsSettings,
+      ...ingestRelaySettings,
       DATABASE_URL: postgresUrl,
       TEMPORAL_ADDRESS: hostPort,
     })
@@ -126,6 +135,7 @@ const embeddedSchema = z
     ...sharedSettings,
     ...deliverySettings,
     ...ingestSettings,
+    ...ingestRelaySettings,
     ...pushSettings,
     ...metricsSettings,
     ...temporalMetricsSettings,

@@ -26,6 +26,8 @@ export interface ServiceSettings {
   delivery: DeliverySettings;
   /** How the worker sends pushes; the API sends none. */
   push: PushSettings;
+  /** The ingest relay the worker runs (defaults: ingestRelayDefaults). */
+  ingestRelay?: IngestRelaySettings | undefined;
   logger: Logger;
   /**
    * Where the process's metrics are counted: the registry its metrics listener serves (embedded mode gives the API
@@ -33,6 +35,16 @@ export interface ServiceSettings {
    */
   metrics?: Registry | undefined;
 }
+
+/** INGEST_RELAY_*: how the worker's ingest relay moves accepted events from the outbox into `ingestBatch` runs. */
+export interface IngestRelaySettings {
+  batchSize: number;
+  chunkSize: number;
+  lanes: number;
+  pollIntervalMs: number;
+}
+
+export const ingestRelayDefaults: IngestRelaySettings = { batchSize: 200, chunkSize: 25, lanes: 2, pollIntervalMs: 1000 };
 
 interface DeliveryConfig {
   DELIVERY_RETRY_INITIAL_MS: number;
@@ -50,7 +62,14 @@ interface PushConfig {
   FCM_CONCURRENCY?: number;
 }
 
-interface SharedConfig extends DeliveryConfig, PushConfig {
+interface IngestRelayConfig {
+  INGEST_RELAY_BATCH_SIZE?: number;
+  INGEST_RELAY_CHUNK_SIZE?: number;
+  INGEST_RELAY_LANES?: number;
+  INGEST_RELAY_POLL_MS?: number;
+}
+
+interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig {
   TEMPORAL_NAMESPACE: string;
   TEMPORAL_TASK_QUEUE: string;
   SECRETS_KEY: string;
@@ -77,6 +96,12 @@ export function serviceSettingsFrom(
       disableAfterHours: config.ENDPOINT_DISABLE_AFTER_HOURS,
     },
     push: pushSettingsFrom(config),
+    ingestRelay: {
+      batchSize: config.INGEST_RELAY_BATCH_SIZE ?? ingestRelayDefaults.batchSize,
+      chunkSize: config.INGEST_RELAY_CHUNK_SIZE ?? ingestRelayDefaults.chunkSize,
+      lanes: config.INGEST_RELAY_LANES ?? ingestRelayDefaults.lanes,
+      pollIntervalMs: config.INGEST_RELAY_POLL_MS ?? ingestRelayDefaults.pollIntervalMs,
+    },
     logger,
   };
 }

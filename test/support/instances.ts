@@ -65,7 +65,11 @@ async function startEntryPoint(script: string, env: NodeJS.ProcessEnv, ready: st
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      // Not left running: the caller never gets a handle to stop it.
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not start:\n${output}`));
+    }, 60_000);
     child.stdout!.on('data', () => {
       // Whole lines only: a chunk can end inside one.
       const found = output.split('\n').slice(0, -1).find((text) => text.includes(`"msg":"${ready}"`));
