@@ -41,6 +41,12 @@ const deliverySettings = {
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(12),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   ENDPOINT_DISABLE_AFTER_HOURS: z.coerce.number().positive().default(120),
+  /** The worker's delivery relay: deliveries one run sends at most, batches started side by side, its poll. */
+  DELIVERY_BATCH_MAX: z.coerce.number().int().min(1).max(500).default(100),
+  DELIVERY_RELAY_LANES: z.coerce.number().int().min(1).max(16).default(2),
+  DELIVERY_RELAY_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** A batch claimed this long ago and never started (its relay died in between) is started again. */
+  DELIVERY_RELAY_RECOVER_AFTER_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
 };
 
 /** How pushes leave the worker: `log` records them as sent and calls nothing; `fcm` calls Firebase Cloud Messaging. */

@@ -1,4 +1,4 @@
-import { defineQuery, startChild } from '@temporalio/workflow';
+import { defineQuery, startChild, type ActivityOptions } from '@temporalio/workflow';
 import { AccountId, EntityId, EntityType, EventType } from '../src/temporal/search-attributes.ts';
 import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
 
@@ -39,6 +39,23 @@ export const deliveryState = defineQuery<DeliveryState>('state');
 
 /** Error types after which another attempt cannot help; everything else is retried on the schedule. */
 export const nonRetryableDeliveryErrors = ['DeliveryRejected', 'EndpointUnavailable'];
+
+/** Room beyond the HTTP timeout for what an attempt does around the request: reads, signing, recording the attempt. */
+const attemptOverheadMs = 15_000;
+/** Runs started before the HTTP timeout was carried used a fixed 30 s per attempt. */
+const legacyAttemptTimeoutMs = 30_000;
+
+/** How a delivery's attempt activity runs and retries, in a `deliverWebhook` run and in a `deliverBatch` run alike. */
+export const attemptOptions = (retry: DeliveryRetry): ActivityOptions => ({
+  startToCloseTimeout: retry.timeoutMs === undefined ? legacyAttemptTimeoutMs : retry.timeoutMs + attemptOverheadMs,
+  retry: {
+    initialInterval: retry.initialMs,
+    backoffCoefficient: retry.backoff,
+    maximumInterval: '10 hours',
+    maximumAttempts: retry.maxAttempts,
+    nonRetryableErrorTypes: nonRetryableDeliveryErrors,
+  },
+});
 
 export const deliveryWorkflowId = (eventId: string, endpointId: string) => `delivery:${eventId}:${endpointId}`;
 export const redeliveryWorkflowId = (eventId: string, endpointId: string, deliveryId: string) =>

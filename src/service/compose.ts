@@ -3,6 +3,7 @@ import { ConfigError } from '../config.ts';
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
 import { createOutboundHttpClient } from '../outbound/http-client.ts';
+import { defaultDeliveryRelaySettings, type DeliveryRelaySettings } from '../outbox/delivery-relay.ts';
 import { createPushProvider, type PushSettings } from '../outbound/push/create-push-provider.ts';
 import { createIngestRateLimiter, type RateLimit } from '../persistence/ingest-rate-limiter.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
@@ -20,6 +21,8 @@ export interface ServiceSettings {
   secretsKey: string;
   outboundAllowCidrs?: string | undefined;
   delivery: DeliverySettings;
+  /** The worker's delivery relay; its defaults when absent. */
+  deliveryRelay?: DeliveryRelaySettings | undefined;
   /** How the worker sends pushes; the API sends none. */
   push: PushSettings;
   logger: Logger;
@@ -31,6 +34,10 @@ interface DeliveryConfig {
   DELIVERY_MAX_ATTEMPTS: number;
   DELIVERY_TIMEOUT_MS: number;
   ENDPOINT_DISABLE_AFTER_HOURS: number;
+  DELIVERY_BATCH_MAX?: number;
+  DELIVERY_RELAY_LANES?: number;
+  DELIVERY_RELAY_POLL_MS?: number;
+  DELIVERY_RELAY_RECOVER_AFTER_MS?: number;
 }
 
 /** The worker's push settings; the API's configuration has none, which means the log provider. */
@@ -66,6 +73,12 @@ export function serviceSettingsFrom(
       maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
       timeoutMs: config.DELIVERY_TIMEOUT_MS,
       disableAfterHours: config.ENDPOINT_DISABLE_AFTER_HOURS,
+    },
+    deliveryRelay: {
+      batchMax: config.DELIVERY_BATCH_MAX ?? defaultDeliveryRelaySettings.batchMax,
+      lanes: config.DELIVERY_RELAY_LANES ?? defaultDeliveryRelaySettings.lanes,
+      pollIntervalMs: config.DELIVERY_RELAY_POLL_MS ?? defaultDeliveryRelaySettings.pollIntervalMs,
+      recoverAfterMs: config.DELIVERY_RELAY_RECOVER_AFTER_MS ?? defaultDeliveryRelaySettings.recoverAfterMs,
     },
     push: pushSettingsFrom(config),
     logger,

@@ -3,9 +3,13 @@ import { createTemporalClients } from '../temporal/client.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
 import type { WorkflowBundleOption } from '@temporalio/worker';
+import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/delivery-relay.ts';
 import { createActivityDeps, type ServiceSettings } from './compose.ts';
 
-/** The worker with everything its activities need; `stop` drains it and releases what it opened. */
+/**
+ * The worker with everything its activities need, and the delivery relay that starts the runs of published
+ * deliveries on its task queue; `stop` stops the relay, drains the worker and releases what it opened.
+ */
 export async function startServiceWorker(
   settings: ServiceSettings,
   orm: Orm,
@@ -19,9 +23,18 @@ export async function startServiceWorker(
     workflowBundle: options.workflowBundle ?? (await bundleWorkflows(settings.logger)),
     deps,
   });
+  const relay = startDeliveryRelay({
+    databaseUrl: settings.databaseUrl,
+    orm,
+    temporal: deps.temporal,
+    delivery: settings.delivery,
+    settings: settings.deliveryRelay ?? defaultDeliveryRelaySettings,
+    logger: settings.logger,
+  });
   return {
     ...worker,
     async stop() {
+      await relay.stop();
       await worker.shutdown();
       await deps.close();
     },
