@@ -42,6 +42,15 @@ async function batchRunOf(eventId: string, timeoutMs = 30_000): Promise<string> 
   }
 }
 
+/** Waits until a relay has started the batch's run and marked the batch started. */
+async function waitForBatchStarted(batchId: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await query('select 1 from delivery_batches where id = $1 and started_at is not null', [batchId])).length === 0) {
+    if (Date.now() > deadline) throw new Error(`batch ${batchId} was not started within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 describe('a delivery in flight survives a worker crash', () => {
   it('completes exactly once, under the same webhook-id, after the worker is killed mid-retry', { timeout: 120_000 }, async () => {
     const caFile = join(scratch, 'receiver-ca.pem');
@@ -129,17 +138,14 @@ describe('a delivery in flight survives a worker crash', () => {
 
       // The next relay on that queue finds the batch unstarted, and starts it under the id of the claim.
       track(await startWorkerProcess(taskQueue, { NODE_EXTRA_CA_CERTS: caFile, DELIVERY_RELAY_RECOVER_AFTER_MS: '500', DELIVERY_RELAY_POLL_MS: '100' }));
+      await waitForBatchStarted(claimed!.batchId);
       expect(await client.workflow.getHandle(batchRun).result()).toEqual({ succeeded: 1, failed: 0 });
       expect(endpoint.receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId]);
 
       // A relay that died after the start but before marking it: starting it again finds the finished run and sends
       // nothing. The batch is marked started once that start has been tried.
       await query(`update delivery_batches set started_at = null, claimed_at = now() - interval '1 hour' where id = $1`, [claimed!.batchId]);
-      const deadline = Date.now() + 30_000;
-      while ((await query('select 1 from delivery_batches where id = $1 and started_at is not null', [claimed!.batchId])).length === 0) {
-        if (Date.now() > deadline) throw new Error('the stalled batch was not restarted');
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await waitForBatchStarted(claimed!.batchId);
       const runs = await client.workflow.count(`WorkflowId = '${batchRun}'`);
       expect(runs.count).toBe(1);
       expect(endpoint.receiver.requests).toHaveLength(1);
