@@ -41,16 +41,22 @@ const deliverySettings = {
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(12),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   ENDPOINT_DISABLE_AFTER_HOURS: z.coerce.number().positive().default(120),
-  /** The worker's delivery relay: deliveries one run sends at most, batches started side by side, its poll. */
-  DELIVERY_BATCH_MAX: z.coerce.number().int().min(1).max(500).default(100),
-  DELIVERY_RELAY_LANES: z.coerce.number().int().min(1).max(16).default(2),
-  DELIVERY_RELAY_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
-  /** A batch claimed this long ago and never started (its relay died in between) is started again. */
-  DELIVERY_RELAY_RECOVER_AFTER_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
 };
 
 /** How pushes leave the worker: `log` records them as sent and calls nothing; `fcm` calls Firebase Cloud Messaging. */
 const pushProviders = ['log', 'fcm'] as const;
+
+/** The worker's delivery relay (src/outbox/delivery-relay.ts); the API has none. */
+const deliveryRelaySettings = {
+  /** Deliveries one run sends at most: at most 64, as the run lists their ids in one search attribute (2 KB). */
+  DELIVERY_BATCH_MAX: z.coerce.number().int().min(1).max(64).default(50),
+  /** Batches claimed and started side by side. */
+  DELIVERY_RELAY_LANES: z.coerce.number().int().min(1).max(16).default(2),
+  /** How often the relay looks for work without a NOTIFY. */
+  DELIVERY_RELAY_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** A batch claimed this long ago and never started (its relay died in between) is started again. */
+  DELIVERY_RELAY_RECOVER_AFTER_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+};
 
 const pushSettings = {
   PUSH_PROVIDER: z.enum(pushProviders).default('log'),
@@ -86,6 +92,7 @@ const productionSchemas = {
     .object({
       ...sharedSettings,
       ...deliverySettings,
+      ...deliveryRelaySettings,
       ...pushSettings,
       DATABASE_URL: postgresUrl,
       TEMPORAL_ADDRESS: hostPort,
@@ -101,6 +108,7 @@ const embeddedSchema = z
   .object({
     ...sharedSettings,
     ...deliverySettings,
+    ...deliveryRelaySettings,
     ...ingestSettings,
     ...pushSettings,
     SECRETS_KEY: secretsKey.optional(),

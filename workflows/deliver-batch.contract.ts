@@ -42,10 +42,28 @@ export const batchDeliveries = defineQuery<BatchedDeliveryState[]>('deliveries')
 
 export const deliveryBatchWorkflowId = (batchId: string) => `deliveries:${batchId}`;
 
+/**
+ * Temporal refuses a search attribute value over 2 KB (as JSON), and a refused start would leave the batch claimed
+ * and unstartable: the relay's batch limit keeps the list under it (64 ids of 26 characters), and this cut keeps a
+ * start possible whatever the ids. The run's deliveries query lists every one regardless.
+ */
+const deliveryIdsMaxBytes = 2000;
+
+export function deliveryIdsAttribute(deliveryIds: string[]): string[] {
+  const kept: string[] = [];
+  let bytes = 2;
+  for (const id of deliveryIds) {
+    bytes += id.length + 3;
+    if (bytes > deliveryIdsMaxBytes) break;
+    kept.push(id);
+  }
+  return kept;
+}
+
 export const deliveryBatchSearchAttributes = (input: DeliverBatchInput) => [
   { key: EntityType, value: 'delivery-batch' },
   { key: EntityId, value: input.batchId },
-  { key: DeliveryId, value: input.deliveries.map((delivery) => delivery.deliveryId) },
+  { key: DeliveryId, value: deliveryIdsAttribute(input.deliveries.map((delivery) => delivery.deliveryId)) },
 ];
 
 /** e.g. "Deliver 1 event: job.assigned evt_…" or "Deliver 12 events: job.assigned ×10, webhook.test ×2". */

@@ -17,7 +17,7 @@ export interface DeliveryRelaySettings {
   recoverAfterMs: number;
 }
 
-export const defaultDeliveryRelaySettings: DeliveryRelaySettings = { batchMax: 100, lanes: 2, pollIntervalMs: 1_000, recoverAfterMs: 10_000 };
+export const defaultDeliveryRelaySettings: DeliveryRelaySettings = { batchMax: 50, lanes: 2, pollIntervalMs: 1_000, recoverAfterMs: 10_000 };
 
 export interface DeliveryRelayOptions {
   databaseUrl: string;
@@ -48,7 +48,12 @@ export function startDeliveryRelay(options: DeliveryRelayOptions): RunningRelay 
     async relayBatch() {
       if (Date.now() >= nextRecovery) {
         nextRecovery = Date.now() + Math.min(settings.recoverAfterMs, settings.pollIntervalMs * 5);
-        const restarted = await restartStalledBatch(deps(), settings.recoverAfterMs);
+        // A batch that cannot be started must not hold up new ones: its failure is logged, and it is tried again
+        // at a later pass (the attempt moved its claim time, so other stalled batches get their turn first).
+        const restarted = await restartStalledBatch(deps(), settings.recoverAfterMs).catch((error: unknown) => {
+          options.logger.error({ err: error }, 'restarting a stalled delivery batch failed; it stays claimed and is tried again later');
+          return 0;
+        });
         if (restarted > 0) {
           options.logger.warn({ deliveries: restarted }, 'restarted a delivery batch whose relay stopped between claim and start');
           return restarted;
