@@ -12,7 +12,8 @@
  * (10, not counted), SINGLE events published one at a time (30), TEMPORAL_DB=memory|file (memory: the dev server as
  * the tests run it; file: its state in a SQLite file, as `npm start` keeps it), SQLITE_TUNING=on|off (on: the pragmas
  * `npm start` applies, src/embedded/temporal.ts; off: SQLite's defaults), DATABASE_URL (a server to create a scratch
- * database on; embedded PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
+ * database on; embedded PostgreSQL otherwise), DELIVERY_RELAY_LINGER_MS (the relay's, 20), LOG_LEVEL for the
+ * service's own logs on stderr (warn).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -37,6 +38,7 @@ import { ascending, figuresOf, fmt, percentile, runBounded, type PhaseFigures } 
 import { machineLines } from './support/machine.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
 import { fileSqlitePragmas } from '../src/embedded/temporal.ts';
+import { defaultDeliveryRelaySettings } from '../src/outbox/delivery-relay.ts';
 
 const positiveInt = (name: string, fallback: number, min = 1) => {
   const raw = process.env[name];
@@ -106,6 +108,8 @@ async function main(context: BenchContext): Promise<number> {
   }
   const stack = await startStack(context, progress, { taskQueue, namespace, delivery, outboundAllowCidrs: allowCidrs, temporalDb });
   const { sql, settings } = stack;
+  const lingerMs = positiveInt('DELIVERY_RELAY_LINGER_MS', defaultDeliveryRelaySettings.lingerMs, 0);
+  settings.deliveryRelay = { ...defaultDeliveryRelaySettings, lingerMs };
   const temporalClients = stack.temporal;
 
   // Two pools, as in a deployment where the API (which publishes) and the worker are separate processes.
@@ -294,7 +298,7 @@ async function main(context: BenchContext): Promise<number> {
   };
   const callSorted = ascending(published.callMs);
 
-  out(`bench/delivery  N=${N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} per path (not counted)  Temporal: ${temporalStore}`);
+  out(`bench/delivery  N=${N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} per path (not counted)  relay linger ${lingerMs} ms  Temporal: ${temporalStore}`);
   out();
   out('Service (publishEvent -> Postgres + Temporal -> worker -> HTTPS POST)');
   out(`  deliveries per second   ${fmt(service.throughput, 1)}   (${N} events / ${fmt(service.wallMs / 1000, 2)} s, first publish -> last receipt)`);
@@ -368,6 +372,7 @@ async function main(context: BenchContext): Promise<number> {
       deliveriesPerRun: N / batchRows.length,
       historyEventsPerDelivery: historyEvents / N,
       temporal: temporalStore,
+      relayLingerMs: lingerMs,
       n: N,
       concurrency: CONCURRENCY,
     }),

@@ -54,6 +54,8 @@ const deliveryRelaySettings = {
   DELIVERY_RELAY_LANES: z.coerce.number().int().min(1).max(16).default(2),
   /** How often the relay looks for work without a NOTIFY. */
   DELIVERY_RELAY_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** Under load (the last claim found deliveries), wait this long before the next claim so batches fill. */
+  DELIVERY_RELAY_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(20),
   /** A batch claimed this long ago and never started (its relay died in between) is started again. */
   DELIVERY_RELAY_RECOVER_AFTER_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
 };

@@ -15,9 +15,14 @@ export interface DeliveryRelaySettings {
   pollIntervalMs: number;
   /** A batch claimed this long ago and never marked started is started again (its relay died in between). */
   recoverAfterMs: number;
+  /**
+   * Under load only (the last claim found deliveries), wait this long before the next claim, so that batches fill:
+   * fewer, larger runs. A claim after an idle spell never waits, so one event alone is sent at once.
+   */
+  lingerMs: number;
 }
 
-export const defaultDeliveryRelaySettings: DeliveryRelaySettings = { batchMax: 50, lanes: 2, pollIntervalMs: 1_000, recoverAfterMs: 10_000 };
+export const defaultDeliveryRelaySettings: DeliveryRelaySettings = { batchMax: 50, lanes: 2, pollIntervalMs: 1_000, recoverAfterMs: 10_000, lingerMs: 20 };
 
 export interface DeliveryRelayOptions {
   databaseUrl: string;
@@ -31,13 +36,15 @@ export interface DeliveryRelayOptions {
 /**
  * The delivery relay of a worker process: woken by the NOTIFY of a publish (or its poll), it claims whatever is
  * pending for its task queue into a batch and starts the batch's `deliverBatch` run. One event in flight is claimed
- * and started alone, at once; under load, rows pile up while a lane starts a run, so batches grow by themselves.
+ * and started alone, at once; under load, rows pile up while a lane starts a run (and lingers `lingerMs`), so batches
+ * grow with the load.
  * About once per recovery period, a lane also restarts a batch whose relay died between claim and start.
  */
 export function startDeliveryRelay(options: DeliveryRelayOptions): RunningRelay {
   const { settings } = options;
   const deps = () => ({ em: options.orm.em.fork(), temporal: options.temporal, delivery: options.delivery });
   let nextRecovery = 0;
+  let busy = false;
   return startRelayLoop({
     name: 'deliveries',
     databaseUrl: options.databaseUrl,
@@ -59,7 +66,10 @@ export function startDeliveryRelay(options: DeliveryRelayOptions): RunningRelay 
           return restarted;
         }
       }
-      return relayDeliveryBatch(deps(), settings.batchMax);
+      if (busy && settings.lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, settings.lingerMs));
+      const moved = await relayDeliveryBatch(deps(), settings.batchMax);
+      busy = moved > 0;
+      return moved;
     },
   });
 }

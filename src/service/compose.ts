@@ -38,6 +38,7 @@ interface DeliveryConfig {
   DELIVERY_RELAY_LANES?: number;
   DELIVERY_RELAY_POLL_MS?: number;
   DELIVERY_RELAY_RECOVER_AFTER_MS?: number;
+  DELIVERY_RELAY_LINGER_MS?: number;
 }
 
 /** The worker's push settings; the API's configuration has none, which means the log provider. */
@@ -79,6 +80,7 @@ export function serviceSettingsFrom(
       lanes: config.DELIVERY_RELAY_LANES ?? defaultDeliveryRelaySettings.lanes,
       pollIntervalMs: config.DELIVERY_RELAY_POLL_MS ?? defaultDeliveryRelaySettings.pollIntervalMs,
       recoverAfterMs: config.DELIVERY_RELAY_RECOVER_AFTER_MS ?? defaultDeliveryRelaySettings.recoverAfterMs,
+      lingerMs: config.DELIVERY_RELAY_LINGER_MS ?? defaultDeliveryRelaySettings.lingerMs,
     },
     push: pushSettingsFrom(config),
     logger,
