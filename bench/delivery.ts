@@ -215,9 +215,15 @@ async function main(context: BenchContext): Promise<number> {
   // The machine is shared: measuring half of the floor before the service phase and half after it keeps a change of
   // load during the run from favouring either side of the ratio.
   const floorUnits = [Math.ceil(N / 2), Math.floor(N / 2)];
-  const measureFloor = (units: number) => {
+  /** CPU seconds by process over both halves of the floor, measurement only (warm-up included: it is 10 runs). */
+  const floorCpu = new Map<string, number>();
+  const measureFloor = async (units: number) => {
     progress(`floor: ${units} runs of one workflow with one activity, ${CONCURRENCY} in flight`);
-    return measureTemporalFloor({ address: settings.temporalAddress, namespace, units, concurrency: CONCURRENCY, warmup: WARMUP });
+    const before = cpuSnapshot();
+    const figures = await measureTemporalFloor({ address: settings.temporalAddress, namespace, units, concurrency: CONCURRENCY, warmup: WARMUP });
+    const after = cpuSnapshot();
+    if (before && after) for (const [name, seconds] of cpuBetween(before, after)) floorCpu.set(name, (floorCpu.get(name) ?? 0) + seconds);
+    return figures;
   };
   const floorBefore = await measureFloor(floorUnits[0]!);
 
@@ -358,7 +364,11 @@ async function main(context: BenchContext): Promise<number> {
     out();
     out(`CPU seconds during the service phase (${fmt(serviceWallS, 1)} s wall, publish -> settled; ${availableParallelism()} cores = ${fmt(serviceWallS * availableParallelism(), 1)} core-s)`);
     for (const [name, seconds] of cpuBetween(cpuBefore, cpuAfter)) {
-      if (seconds >= 0.05) out(`  ${name.padEnd(36)}  ${fmt(seconds, 1)} s  (${fmt((100 * seconds) / serviceWallS, 0)}% of one core)`);
+      if (seconds >= 0.05) {
+        const perFloorRun = floorCpu.get(name);
+        const floorText = perFloorRun === undefined ? '' : `; the floor: ${fmt((1000 * perFloorRun) / (N + 2 * WARMUP), 1)} ms per run`;
+        out(`  ${name.padEnd(36)}  ${fmt(seconds, 1)} s  (${fmt((100 * seconds) / serviceWallS, 0)}% of one core; ${fmt((1000 * seconds) / N, 1)} ms per delivery${floorText})`);
+      }
     }
     if (process.env.DATABASE_URL) out('  (PostgreSQL at DATABASE_URL is not this process tree\'s, so it is not counted)');
   }
