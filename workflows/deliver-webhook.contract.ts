@@ -4,8 +4,9 @@ import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
 
 /**
  * The contract of one delivery run: one outbound event to one endpoint, its HTTP attempts retried with exponential
- * backoff. The fan-out run starts it as a child (`startDeliveryChild`), a redelivery from the API (`startDelivery`);
- * both go through `deliveryStartOptions`, so the run looks the same in the Temporal UI either way.
+ * backoff. Retired, kept for in-flight runs: deliveries now go through the outbox and `deliverBatch`
+ * (deliver-batch.contract.ts). The retired fan-out run starts it as a child (`startDeliveryChild`); `startDelivery`
+ * is left for the workflow tests. Its retry options (`attemptOptions`) and types are shared with `deliverBatch`.
  */
 export const deliverWebhookWorkflowType = 'deliverWebhook';
 
