@@ -7,11 +7,13 @@ import { createTemporalClients } from '../temporal/client.ts';
 import type { TemporalAccess } from '../temporal/temporal-access.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
+import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/delivery-relay.ts';
 import { createActivityDeps, ingestRelayDefaults, type ServiceSettings } from './compose.ts';
 
 /**
- * The worker with everything its activities need, and the ingest relay (accepted events → `ingestBatch` runs on this
- * worker's task queue); `stop` stops the relay, drains the worker and releases what it opened.
+ * The worker with everything its activities need, and its two outbox relays: accepted inbound events → `ingestBatch`
+ * runs, published deliveries → `deliverBatch` runs, both on this worker's task queue. `stop` stops the relays, drains
+ * the worker and releases what it opened.
  */
 export async function startServiceWorker(
   settings: ServiceSettings,
@@ -26,11 +28,21 @@ export async function startServiceWorker(
     workflowBundle: options.workflowBundle ?? (await bundleWorkflows(settings.logger)),
     deps,
   });
-  const relay = startIngestRelay(settings, orm, deps.temporal);
+  const relays = [
+    startIngestRelay(settings, orm, deps.temporal),
+    startDeliveryRelay({
+      databaseUrl: settings.databaseUrl,
+      orm,
+      temporal: deps.temporal,
+      delivery: settings.delivery,
+      settings: settings.deliveryRelay ?? defaultDeliveryRelaySettings,
+      logger: settings.logger,
+    }),
+  ];
   return {
     ...worker,
     async stop() {
-      await relay.stop();
+      await Promise.all(relays.map((relay) => relay.stop()));
       await worker.shutdown();
       await deps.close();
     },
