@@ -92,7 +92,7 @@ const envelope = (person: number) => ({
 /** Commits events exactly as POST /v1/in does once the request is verified; returns their ids. */
 async function accept(count: number, persons: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let n = 0; n < count; n++) ids.push((await acceptInboundEvent({ em: orm.em.fork() }, connection, envelope(n % persons))).eventId);
+  for (let n = 0; n < count; n++) ids.push((await acceptInboundEvent({ em: orm.em.fork(), taskQueue }, connection, envelope(n % persons))).eventId);
   return ids;
 }
 
@@ -156,7 +156,7 @@ describe('the ingest relay', () => {
   it('loses nothing when no relay runs at commit, or a relay dies after claiming or mid-way: all PROCESSED, each started once', { timeout: 180_000 }, async () => {
     const ids = await accept(40, 8);
     // A relay claimed a batch and died before starting it.
-    const orphan = await claimInboundBatch(orm.em.fork(), 12);
+    const orphan = await claimInboundBatch(orm.em.fork(), taskQueue, 12);
     expect(orphan.events).toBe(12);
 
     const env = { DATABASE_URL: database.url, INGEST_RELAY_BATCH_SIZE: '4', INGEST_RELAY_CHUNK_SIZE: '2', INGEST_RELAY_POLL_MS: '200' };

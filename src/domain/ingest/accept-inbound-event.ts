@@ -20,8 +20,8 @@ export const inboundEventsChannel = 'inbound_events';
  */
 const acceptSql = `with ins as (
   insert into inbound_events (id, account_id, connection_id, message_id, event_type, occurred_at, client_user_id,
-    attributes, endpoints, raw, status, workflow_id, created_at)
-  values (?, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?::jsonb, ?::jsonb, 'RECEIVED', ?, clock_timestamp())
+    attributes, endpoints, raw, status, workflow_id, task_queue, created_at)
+  values (?, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?::jsonb, ?::jsonb, 'RECEIVED', ?, ?, clock_timestamp())
   on conflict (connection_id, message_id) do nothing
   returning id
 )
@@ -32,10 +32,10 @@ const json = (value: unknown) => (value === undefined || value === null ? null :
 /**
  * Accepts one event into the ingest outbox, exactly once per (connection, messageId): the first insert wins and
  * answers 202 once it has committed; every later post of the message answers 409 with the first eventId. Temporal is
- * not called: a relay claims the row and starts its processing (relay-inbound-events.ts), so acceptance neither
+ * not called: a relay of `deps.taskQueue` claims the row and starts its processing (relay-inbound-events.ts), so acceptance neither
  * waits on nor fails with the Temporal server.
  */
-export async function acceptInboundEvent(deps: { em: EntityManager }, connection: Connection, event: InboundEnvelope): Promise<AcceptResult> {
+export async function acceptInboundEvent(deps: { em: EntityManager; taskQueue: string }, connection: Connection, event: InboundEnvelope): Promise<AcceptResult> {
   const eventId = newId('iev_');
   const inserted = await deps.em.execute<Array<{ id: string }>>(acceptSql, [
     eventId,
@@ -49,6 +49,7 @@ export async function acceptInboundEvent(deps: { em: EntityManager }, connection
     json(event.endpoints),
     json(event.raw),
     ingestWorkflowId(connection.id, event.messageId),
+    deps.taskQueue,
   ]);
   if (inserted.length > 0) return { messageId: event.messageId, eventId, duplicate: false };
   const [existing] = await deps.em.execute<Array<{ id: string }>>(

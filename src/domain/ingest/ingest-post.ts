@@ -60,7 +60,7 @@ export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new D
   if (normalised.events.length > 1) await consumeOrRefuse(deps, connection.id, limit, normalised.events.length - 1);
 
   const results: AcceptResult[] = [];
-  for (const event of normalised.events) results.push(await acceptInboundEvent(deps, connection, event));
+  for (const event of normalised.events) results.push(await acceptInboundEvent({ em: deps.em, taskQueue: deps.temporal.taskQueue }, connection, event));
   if (shouldNoteTraffic(connection.id, now)) await noteConnectionTraffic(deps.em, connection.id, 'inbound', now);
 
   const batch = typeof body === 'object' && body !== null && Array.isArray((body as { batch?: unknown }).batch);

@@ -29,14 +29,14 @@ const orphanAfterSeconds = 5;
 const claimLock = 'ingest-relay-claim';
 
 /**
- * Claims up to `batchSize` unrelayed events, oldest first, and writes a new batch id on them in one transaction:
+ * Claims up to `batchSize` unrelayed events of one task queue, oldest first, and writes a new batch id on them in one transaction:
  * `FOR UPDATE SKIP LOCKED` lets any number of relays run side by side without claiming a row twice. A person's event
  * waits while an older event of the same person is claimed and still RECEIVED (being processed by another batch),
  * so a person's events are processed in their order of arrival.
  */
 const claimSql = `with picked as (
   select e.id from inbound_events e
-  where e.workflow_started_at is null and e.relay_batch_id is null
+  where e.workflow_started_at is null and e.relay_batch_id is null and e.task_queue = ?
     and (e.client_user_id is null or not exists (
       select 1 from inbound_events o
       where o.account_id = e.account_id and o.client_user_id = e.client_user_id and o.status = 'RECEIVED'
@@ -82,11 +82,12 @@ export function createIngestRelay(deps: { em: () => EntityManager; temporal: Tem
     }
     const [orphan] = await em.execute<Array<{ relay_batch_id: string }>>(
       `select relay_batch_id from inbound_events where workflow_started_at is null and relay_batch_id is not null
-         and relay_claimed_at < now() - interval '${orphanAfterSeconds} seconds' limit 1`,
+         and task_queue = ? and relay_claimed_at < now() - interval '${orphanAfterSeconds} seconds' limit 1`,
+      [deps.temporal.taskQueue],
     );
     if (orphan) return Math.max(await start(em, orphan.relay_batch_id), 1);
 
-    const { batchId, events } = await claimInboundBatch(em, batchSize);
+    const { batchId, events } = await claimInboundBatch(em, deps.temporal.taskQueue, batchSize);
     if (events === 0) return 0;
     try {
       return await start(em, batchId);
@@ -97,12 +98,12 @@ export function createIngestRelay(deps: { em: () => EntityManager; temporal: Tem
   };
 }
 
-/** Claims one batch (see claimSql) in its own transaction; the batch is not started yet. */
-export async function claimInboundBatch(em: EntityManager, batchSize: number): Promise<{ batchId: string; events: number }> {
+/** Claims one batch of `taskQueue`'s events (see claimSql) in its own transaction; the batch is not started yet. */
+export async function claimInboundBatch(em: EntityManager, taskQueue: string, batchSize: number): Promise<{ batchId: string; events: number }> {
   const batchId = newId('ibt_');
   const rows = await em.transactional(async (tx) => {
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [claimLock]);
-    return tx.execute<Array<{ id: string }>>(claimSql, [Math.min(batchSize, maxIngestBatchSize), batchId, ingestBatchWorkflowId(batchId)]);
+    return tx.execute<Array<{ id: string }>>(claimSql, [taskQueue, Math.min(batchSize, maxIngestBatchSize), batchId, ingestBatchWorkflowId(batchId)]);
   });
   return { batchId, events: rows.length };
 }

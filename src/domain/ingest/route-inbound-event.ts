@@ -26,8 +26,10 @@ export async function routeInboundEvent(
     const event = await tx.findOneOrFail(InboundEvent, { id: input.eventId });
     if (event.status === 'PROCESSED' && event.routingOutcome) return event.routingOutcome as unknown as RoutingOutcome;
     if (event.clientUserId) await lockPerson(tx, event.accountId, event.clientUserId);
-    if (input.released && event.clientUserId) {
-      // Released events are routed in the order they were received: wait while an older one is still held.
+    if (event.clientUserId) {
+      // A person's events are routed in the order they were received: wait while an older one is still held. This
+      // holds for an event that was never held too: one still in the outbox when its person was linked reaches this
+      // point while the older, released ones are being routed.
       const older = await tx.count(InboundEvent, {
         accountId: event.accountId,
         clientUserId: event.clientUserId,
@@ -35,6 +37,8 @@ export async function routeInboundEvent(
         $or: [{ createdAt: { $lt: event.createdAt } }, { createdAt: event.createdAt, id: { $lt: event.id } }],
       });
       if (older > 0) throw new OlderEventsPending(`${older} older event(s) of ${event.clientUserId} are routed first`);
+    }
+    if (input.released && event.clientUserId) {
       await upsertVisitor(tx, event.accountId, event.clientUserId, {
         attributes: event.attributes ?? undefined,
         email: event.endpoints?.email,

@@ -33,6 +33,8 @@ export const InboundEvent = defineEntity({
     /** The relay's batch this event was claimed into; its run is `ingest-batch:<relayBatchId>`. */
     relayBatchId: p.string().length(40).nullable(),
     relayClaimedAt: p.datetime().nullable(),
+    /** The task queue of the API that accepted the event: only that queue's relays claim it (null: before the outbox). */
+    taskQueue: p.string().length(200).nullable(),
     routingOutcome: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     processedAt: p.datetime().nullable(),
