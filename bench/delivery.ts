@@ -9,15 +9,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
-import { createAccount } from '../src/domain/accounts/create-account.ts';
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
-import { createEndpoint } from '../src/domain/endpoints/create-endpoint.ts';
 import { buildEnvelope } from '../src/domain/events/envelope.ts';
-import { publishEvent } from '../src/domain/events/publish-event.ts';
 import { connectOrm, type Orm } from '../src/persistence/orm.ts';
 import { newId } from '../src/security/ids.ts';
-import { parseAllowCidrs, systemResolve } from '../src/security/ip-policy.ts';
-import { createSecretBox } from '../src/security/secret-box.ts';
 import { buildWebhookHeaders } from '../src/security/standard-webhooks.ts';
 import { createBaselineClient } from './support/baseline.ts';
 import { generateTestCertificate } from '../test/support/certificate.ts';
@@ -26,19 +21,13 @@ import { Recording, startBenchReceiver, type BenchReceiver } from './support/rec
 import { runBench, startBenchWorker, startStack, type BenchContext } from './support/stack.ts';
 import { ascending, figuresOf, fmt, percentile, runBounded, type PhaseFigures } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
+import { positiveInt } from './support/env.ts';
+import { benchEventData, loopbackCidrs, publishBenchEvent, subscribeReceiver } from './support/webhook-load.ts';
 
-const positiveInt = (name: string, fallback: number, min = 1) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min}, got "${raw}"`);
-  return value;
-};
 
 const N = positiveInt('N', 300);
 const CONCURRENCY = positiveInt('CONCURRENCY', 16);
 const WARMUP = positiveInt('WARMUP', 10, 0);
-const allowCidrs = '127.0.0.0/8,::1/128';
 // The production schedule: nothing retries in this run, so these only matter if something goes wrong.
 const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const namespace = 'default';
@@ -74,7 +63,7 @@ async function main(context: BenchContext): Promise<number> {
   const { signal, teardown } = context;
   const loadAtStart = loadavg();
   progress(`N=${N} CONCURRENCY=${CONCURRENCY} WARMUP=${WARMUP}`);
-  const stack = await startStack(context, progress, { taskQueue, namespace, delivery, outboundAllowCidrs: allowCidrs });
+  const stack = await startStack(context, progress, { taskQueue, namespace, delivery, outboundAllowCidrs: loopbackCidrs });
   const { sql, settings } = stack;
   const temporalClients = stack.temporal;
 
@@ -87,18 +76,9 @@ async function main(context: BenchContext): Promise<number> {
   teardown.add('receiver', receiver.close);
 
   await startBenchWorker(context, progress, stack, { outboundCa: certificate.cert });
-  const publishDeps = () => ({ em: publisherOrm.em.fork(), temporal: { client: temporalClients.client, taskQueue }, delivery });
-
-  const { account } = await createAccount(publisherOrm.em.fork(), { name: 'bench' });
-  const { endpoint, secret } = await createEndpoint(
-    { em: publisherOrm.em.fork(), secrets: createSecretBox(settings.secretsKey), outbound: { allow: parseAllowCidrs(allowCidrs), resolve: systemResolve } },
-    account.id,
-    { url: receiver.url, eventTypes: ['webhook.test'], description: 'bench receiver' },
-  );
-  receiver.secrets = [secret];
-  progress(`receiver at ${receiver.url}, endpoint ${endpoint.id}`);
-
-  const data = (index: number) => ({ result: { message: 'This is a test event from the rich push service.', seq: index } });
+  const { accountId, endpointId, secret } = await subscribeReceiver(publisherOrm, settings.secretsKey, receiver, 'bench');
+  const publisher = { orm: publisherOrm, temporal: { client: temporalClients.client, taskQueue }, delivery, accountId };
+  progress(`receiver at ${receiver.url}, endpoint ${endpointId}`);
 
   /** Publishes `count` events through the service; returns publish start times and publish call durations. */
   const publishThroughService = async (count: number) => {
@@ -109,7 +89,7 @@ async function main(context: BenchContext): Promise<number> {
       const eventId = ids[index]!;
       const started = now();
       sentAt.set(eventId, started);
-      await publishEvent(publishDeps(), { eventId, accountId: account.id, type: 'webhook.test', data: data(index) });
+      await publishBenchEvent(publisher, eventId, index);
       callMs.push(now() - started);
     });
     return { ids, sentAt, callMs };
@@ -143,7 +123,7 @@ async function main(context: BenchContext): Promise<number> {
       const started = now();
       sentAt.set(eventId, started);
       const createdAt = new Date();
-      const body = JSON.stringify(buildEnvelope(eventId, { accountId: account.id, type: 'webhook.test', data: data(index) }, createdAt));
+      const body = JSON.stringify(buildEnvelope(eventId, { accountId, type: 'webhook.test', data: benchEventData(index) }, createdAt));
       const headers = buildWebhookHeaders({ id: eventId, timestamp: Math.floor(createdAt.getTime() / 1000), body, secrets: [secret] });
       const status = await baseline.post(receiver.url, headers, body);
       if (status < 200 || status > 299) non2xx += 1;

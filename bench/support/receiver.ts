@@ -7,6 +7,24 @@ export class Recording {
   duplicates = 0;
   signatureFailures = 0;
   readonly failureReasons = new Map<string, number>();
+  readonly #waiters = new Map<string, () => void>();
+
+  /** Notes a receipt: the first of an id counts (and wakes whoever waits for it), a later one is a duplicate. */
+  note(id: string, receivedAt: number): void {
+    if (this.receivedAt.has(id)) {
+      this.duplicates += 1;
+      return;
+    }
+    this.receivedAt.set(id, receivedAt);
+    this.#waiters.get(id)?.();
+    this.#waiters.delete(id);
+  }
+
+  /** Resolves once `id` has arrived (at once if it has). */
+  whenReceived(id: string): Promise<void> {
+    if (this.receivedAt.has(id)) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.set(id, resolve));
+  }
 }
 
 export interface BenchReceiver {
@@ -47,9 +65,7 @@ export async function startBenchReceiver(tls: { cert: string; key: string }): Pr
         recording.signatureFailures += 1;
         recording.failureReasons.set(verdict.reason, (recording.failureReasons.get(verdict.reason) ?? 0) + 1);
       }
-      if (id === undefined) return;
-      if (recording.receivedAt.has(id)) recording.duplicates += 1;
-      else recording.receivedAt.set(id, receivedAt);
+      if (id !== undefined) recording.note(id, receivedAt);
     });
   });
   await new Promise<void>((resolve, reject) => {

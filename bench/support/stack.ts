@@ -105,6 +105,8 @@ export function runBench(progress: Progress, main: (context: BenchContext) => Pr
 
 export interface StackOptions {
   taskQueue: string;
+  /** Recording jobs' queue; unset, `<taskQueue>-interactive` (as the service derives it). */
+  interactiveTaskQueue?: string;
   namespace?: string;
   delivery: DeliverySettings;
   outboundAllowCidrs?: string;
@@ -160,6 +162,7 @@ export async function startStack(context: BenchContext, progress: Progress, opti
     temporalAddress: temporalServer.address,
     namespace,
     taskQueue: options.taskQueue,
+    interactiveTaskQueue: options.interactiveTaskQueue,
     secretsKey: generateSecretsKey(),
     outboundAllowCidrs: options.outboundAllowCidrs,
     delivery: options.delivery,
