@@ -10,7 +10,7 @@
  *
  * Environment (all optional): N lifecycles per path (100), CONCURRENCY lifecycles in flight (8), WARMUP lifecycles per
  * path before measuring (8, not counted), SETTLE_TIMEOUT_S to wait for the job runs and their event fan-outs to close
- * (300), LOAD_DELIVERIES webhook deliveries kept open during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop
+ * (300), LOADED_N lifecycles in the loaded phase (40), LOAD_DELIVERIES webhook deliveries kept open during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop
  * ingest clients during it (16), LOAD_RAMP_S of load before the loaded lifecycles start (5), FLOOR_N runs of the
  * Temporal floor (200, FLOOR_CONCURRENCY in flight, 16), SHARED_QUEUE=1 to run job runs on the bulk task queue and
  * one worker (as before the interactive queue), DATABASE_URL (a server to create a scratch database on; embedded
@@ -48,6 +48,8 @@ import { loopbackCidrs, startWebhookLoad, subscribeReceiver } from './support/we
 import { sampleMessage } from '../test/support/samples.ts';
 
 const N = positiveInt('N', 100);
+/** Lifecycles in the loaded phase: fewer, as each takes several times as long there. */
+const LOADED_N = positiveInt('LOADED_N', 40);
 const CONCURRENCY = positiveInt('CONCURRENCY', 8);
 const WARMUP = positiveInt('WARMUP', 8, 0);
 const SETTLE_TIMEOUT_S = positiveInt('SETTLE_TIMEOUT_S', 300);
@@ -454,7 +456,7 @@ const abortableSleep = (ms: number, signal: AbortSignal) =>
 async function main(context: BenchContext): Promise<number> {
   const { signal, teardown } = context;
   const loadAtStart = loadavg();
-  progress(`N=${N} CONCURRENCY=${CONCURRENCY} WARMUP=${WARMUP} LOAD_DELIVERIES=${LOAD_DELIVERIES} LOAD_INGEST_CLIENTS=${LOAD_INGEST_CLIENTS} SHARED_QUEUE=${SHARED_QUEUE ? 1 : 0}`);
+  progress(`N=${N} LOADED_N=${LOADED_N} CONCURRENCY=${CONCURRENCY} WARMUP=${WARMUP} LOAD_DELIVERIES=${LOAD_DELIVERIES} LOAD_INGEST_CLIENTS=${LOAD_INGEST_CLIENTS} SHARED_QUEUE=${SHARED_QUEUE ? 1 : 0}`);
   const stack = await startStack(context, progress, {
     taskQueue,
     interactiveTaskQueue: SHARED_QUEUE ? taskQueue : undefined,
@@ -478,10 +480,10 @@ async function main(context: BenchContext): Promise<number> {
   teardown.add('baseline client', async () => baselineClient.close());
 
   // One tenant per phase, so that each phase's runs can be counted on their own.
-  progress(`creating accounts, apps and ${4 * N + 3 * WARMUP} DRAFT messages`);
+  progress(`creating accounts, apps and ${3 * N + LOADED_N + 3 * WARMUP} DRAFT messages`);
   const measured = await createTenant(stack.workerOrm, 'bench-jobs', N);
   const warm = await createTenant(stack.workerOrm, 'bench-jobs warm-up', WARMUP);
-  const loadedTenant = await createTenant(stack.workerOrm, 'bench-jobs loaded', N);
+  const loadedTenant = await createTenant(stack.workerOrm, 'bench-jobs loaded', LOADED_N);
   const httpBaseline = await createTenant(stack.workerOrm, 'bench-jobs HTTP baseline', N + WARMUP);
   const directBaseline = await createTenant(stack.workerOrm, 'bench-jobs direct baseline', N + WARMUP);
 
@@ -543,7 +545,7 @@ async function main(context: BenchContext): Promise<number> {
   let bulkOpenAtEnd: number;
   try {
     await abortableSleep(LOAD_RAMP_S * 1000, signal);
-    loaded = await runPhase('service under load', N, signal, (index, record) => httpLifecycle(serviceClient, loadedTenant, loadedTenant.messages[index]!, index, record));
+    loaded = await runPhase('service under load', LOADED_N, signal, (index, record) => httpLifecycle(serviceClient, loadedTenant, loadedTenant.messages[index]!, index, record));
     bulkOpenAtEnd = (await stack.temporal.client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count;
   } finally {
     stopLoad();
@@ -593,13 +595,13 @@ async function main(context: BenchContext): Promise<number> {
   // --- Report ----------------------------------------------------------------------------------------------------
   const serviceWallS = (service.endedAt - service.startedAt) / 1000;
   const queues = SHARED_QUEUE ? `one task queue and one worker (SHARED_QUEUE=1)` : `job runs on ${worker.taskQueues[1]} with a worker of their own`;
-  out(`bench/jobs  N=${N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)  ${queues}`);
+  out(`bench/jobs  N=${N}  LOADED_N=${LOADED_N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)  ${queues}`);
   out();
   printPhase('Service (HTTP -> Koa -> Temporal update -> job workflow -> activity -> Postgres)', service, httpLabel, N);
   out(`  job runs                ${counts.jobCompleted} completed of ${counts.jobRuns} started; event fan-outs ${counts.fanOutsCompleted} completed of ${counts.fanOuts}; ${counts.running} running`);
   out(`                          (all closed ${fmt((settledAt - service.endedAt) / 1000, 1)} s after the last call; events stored: ${eventRows.map((row) => `${row.type} ${row.n}`).join(', ') || 'none'})`);
   out();
-  printPhase(`Service under load (the same, while ${LOAD_DELIVERIES} webhook deliveries stay open and ${LOAD_INGEST_CLIENTS} clients post signed events)`, loaded, httpLabel, N);
+  printPhase(`Service under load (the same, while ${LOAD_DELIVERIES} webhook deliveries stay open and ${LOAD_INGEST_CLIENTS} clients post signed events)`, loaded, httpLabel, LOADED_N);
   out(`  job runs                ${loadedCounts.jobCompleted} completed of ${loadedCounts.jobRuns} started; event fan-outs ${loadedCounts.fanOutsCompleted} completed of ${loadedCounts.fanOuts}`);
   out(`  load achieved           ${fmt(webhookFigures.received / loadWallS, 1)} deliveries/s (${webhookFigures.received} received of ${webhookFigures.published} published), ${fmt(ingestAccepted / loadWallS, 1)} ingest events accepted/s (${ingestAccepted} of ${ingestResult.sent} posts; other answers: ${ingestOthers.map(([status, n]) => `${status}×${n}`).join(', ') || 'none'}), over ${fmt(loadWallS, 1)} s (${LOAD_RAMP_S} s before the lifecycles, then during them)`);
   out(`  bulk backlog            ${bulkOpenAtEnd} runs open on the bulk queue when the last lifecycle ended; all runs closed ${fmt(drainMs / 1000, 1)} s after the loaded job runs did (${ingestProcessed} of ${ingestAccepted} ingested events PROCESSED)`);
@@ -648,7 +650,7 @@ async function main(context: BenchContext): Promise<number> {
   out();
   cpuLines('CPU, service (calls, then until every run closed)', cpuServiceStart, cpuServiceSettled, (settledAt - service.startedAt) / 1000, N);
   cpuLines('CPU, service, during the calls only', cpuServiceStart, cpuServiceCalls, serviceWallS, N);
-  cpuLines('CPU, loaded phase (load ramp and lifecycles, per loaded lifecycle)', cpuLoadStart, cpuLoadEnd, loadWallS, N);
+  cpuLines('CPU, loaded phase (load ramp and lifecycles, per loaded lifecycle)', cpuLoadStart, cpuLoadEnd, loadWallS, LOADED_N);
   cpuLines('CPU, HTTP baseline', cpuHttpStart, cpuHttpEnd, (viaHttp.endedAt - viaHttp.startedAt) / 1000, N);
   cpuLines('CPU, direct baseline', cpuDirectStart, cpuDirectEnd, (direct.endedAt - direct.startedAt) / 1000, N);
   if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
@@ -659,14 +661,14 @@ async function main(context: BenchContext): Promise<number> {
   const ok =
     unexpected === 0 &&
     service.completed === N &&
-    loaded.completed === N &&
+    loaded.completed === LOADED_N &&
     viaHttp.completed === N &&
     direct.completed === N &&
     counts.jobCompleted === N &&
     counts.jobRuns === N &&
     counts.fanOutsCompleted === 3 * N &&
-    loadedCounts.jobCompleted === N &&
-    loadedCounts.fanOutsCompleted === 3 * N &&
+    loadedCounts.jobCompleted === LOADED_N &&
+    loadedCounts.fanOutsCompleted === 3 * LOADED_N &&
     ingestOthers.length === 0 &&
     webhookFigures.failures === 0 &&
     ingestProcessed === ingestAccepted;

@@ -1,4 +1,4 @@
-import type { Orm } from '../persistence/orm.ts';
+import { connectOrm, type Orm } from '../persistence/orm.ts';
 import { createTemporalClients } from '../temporal/client.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
@@ -14,11 +14,14 @@ export interface ServiceWorker {
   stop(): Promise<void>;
 }
 
+/** The interactive worker's own Postgres pool: a job step never waits for a connection behind bulk activities. */
+const interactivePoolMax = 4;
+
 /**
  * The service's workers, in one process with everything their activities need: one on the bulk task queue
  * (deliveries, fan-outs, ingest, experiences, A/B tests, and job runs started before the interactive queue existed),
- * and one on the interactive queue (recording jobs), with slots and a workflow thread of its own so that a backlog
- * of bulk work never holds up a job step. Both register every workflow type and activity. When the two queue names
+ * and one on the interactive queue (recording jobs), with slots, a workflow thread and a Postgres pool of its own so
+ * that a backlog of bulk work never holds up a job step. Both register every workflow type and activity. When the two queue names
  * are the same, one worker polls it.
  */
 export async function startServiceWorker(
@@ -28,25 +31,32 @@ export async function startServiceWorker(
 ): Promise<ServiceWorker> {
   const deps = createActivityDeps(settings, orm, createTemporalClients(settings.temporalAddress, settings.namespace), options.outboundCa);
   const workflowBundle = options.workflowBundle ?? (await bundleWorkflows(settings.logger));
-  const base = { address: settings.temporalAddress, namespace: settings.namespace, workflowBundle, deps };
+  const base = { address: settings.temporalAddress, namespace: settings.namespace, workflowBundle };
   const taskQueues = [...new Set([settings.taskQueue, interactiveTaskQueueOf(settings)])];
   const workers: RunningWorker[] = [];
-  const stopWorkers = async () => {
+  const pools: Orm[] = [];
+  const release = async () => {
     await Promise.all(workers.map((worker) => worker.shutdown()));
+    await Promise.all(pools.map((pool) => pool.close()));
+    await deps.close();
   };
   try {
-    for (const taskQueue of taskQueues) workers.push(await startWorker({ ...base, taskQueue }));
+    for (const taskQueue of taskQueues) {
+      let workerDeps = deps;
+      if (taskQueue !== settings.taskQueue) {
+        const pool = await connectOrm(settings.databaseUrl, interactivePoolMax);
+        pools.push(pool);
+        workerDeps = { ...deps, orm: pool };
+      }
+      workers.push(await startWorker({ ...base, deps: workerDeps, taskQueue }));
+    }
   } catch (error) {
-    await stopWorkers().catch(() => undefined);
-    await deps.close();
+    await release().catch(() => undefined);
     throw error;
   }
   return {
     taskQueues,
     finished: Promise.all(workers.map((worker) => worker.finished)).then(() => undefined),
-    async stop() {
-      await stopWorkers();
-      await deps.close();
-    },
+    stop: release,
   };
 }
