@@ -11,7 +11,8 @@
  * Environment (all optional): N lifecycles per path (100), CONCURRENCY lifecycles in flight (8), WARMUP lifecycles per
  * path before measuring (8, not counted), SETTLE_TIMEOUT_S to wait for the job runs and their event fan-outs to close
  * (300), LOADED_N lifecycles in the loaded phase, run last (24), LOAD_DELIVERIES webhook deliveries kept open during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop
- * ingest clients during it (16), LOAD_RAMP_S of load before the loaded lifecycles start (5), FLOOR_N runs of the
+ * ingest clients during it (16), LOAD_RAMP_S of load before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls
+ * still in flight then count at their time so far), FLOOR_N runs of the
  * Temporal floor (200, FLOOR_CONCURRENCY in flight, 16), SHARED_QUEUE=1 to run job runs on the bulk task queue and
  * one worker (as before the interactive queue), DATABASE_URL (a server to create a scratch database on; embedded
  * PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
@@ -56,6 +57,8 @@ const SETTLE_TIMEOUT_S = positiveInt('SETTLE_TIMEOUT_S', 300);
 const LOAD_DELIVERIES = positiveInt('LOAD_DELIVERIES', 16);
 const LOAD_INGEST_CLIENTS = positiveInt('LOAD_INGEST_CLIENTS', 16);
 const LOAD_RAMP_S = positiveInt('LOAD_RAMP_S', 5, 0);
+/** The loaded phase ends after this long under load (ramp included), whether or not its lifecycles have. */
+const LOAD_MAX_S = positiveInt('LOAD_MAX_S', 150);
 const FLOOR_N = positiveInt('FLOOR_N', 200);
 const FLOOR_CONCURRENCY = positiveInt('FLOOR_CONCURRENCY', 16);
 /** Job runs on the bulk task queue, polled by one worker: the service as it was before the interactive queue. */
@@ -161,14 +164,36 @@ class PhaseRecord {
   completed = 0;
   startedAt = Number.POSITIVE_INFINITY;
   endedAt = Number.NEGATIVE_INFINITY;
+  /** Calls sent and not yet answered, by a token: their kind and start. */
+  readonly #open = new Map<symbol, { kind: Kind; startedAt: number }>();
+  /** Once closed (a capped phase), nothing more is recorded: what ends later ends after the measurement. */
+  #closed = false;
+
+  begin(kind: Kind): symbol {
+    const token = Symbol(kind);
+    this.#open.set(token, { kind, startedAt: now() });
+    return token;
+  }
+
+  end(token: symbol): void {
+    this.#open.delete(token);
+  }
+
+  /** Closes the record at `at` and returns the calls still open then, each timed up to `at` (a lower bound). */
+  close(at: number): CallSample[] {
+    this.#closed = true;
+    return [...this.#open.values()].map(({ kind, startedAt }) => ({ kind, jobId: undefined, ms: at - startedAt, startedAt, endedAt: at }));
+  }
 
   add(sample: CallSample): void {
+    if (this.#closed) return;
     this.samples.push(sample);
     this.startedAt = Math.min(this.startedAt, sample.startedAt);
     this.endedAt = Math.max(this.endedAt, sample.endedAt);
   }
 
   fail(key: string, detail: string): void {
+    if (this.#closed) return;
     this.unexpected.set(key, (this.unexpected.get(key) ?? 0) + 1);
     if (this.problems.length < 5) this.problems.push(`${key}: ${detail}`);
   }
@@ -186,7 +211,9 @@ class PhaseRecord {
 async function httpLifecycle(client: JsonClient, tenant: Tenant, notificationId: string, index: number, record: PhaseRecord): Promise<void> {
   let jobId: string | undefined;
   const step = async (kind: Kind, expected: number, method: string, path: string, body?: unknown): Promise<TimedResponse | undefined> => {
+    const open = record.begin(kind);
     const response = await client.call(method, path, { token: tenant.apiKey, body });
+    record.end(open);
     if (response.status !== expected) {
       record.fail(`${httpLabel[kind]} ${response.status || response.error}`, JSON.stringify(response.body ?? response.error).slice(0, 300));
       return undefined;
@@ -253,18 +280,21 @@ async function directLifecycle(orm: Orm, tenant: Tenant, notificationId: string,
   record.completed += 1;
 }
 
+/** `stopStarting`: once aborted, no further lifecycle starts (those in flight go on); pass `record` to watch it. */
 async function runPhase(
   label: string,
   count: number,
   signal: AbortSignal,
   lifecycle: (index: number, record: PhaseRecord) => Promise<void>,
+  options: { record?: PhaseRecord; stopStarting?: AbortSignal } = {},
 ): Promise<PhaseRecord> {
-  const record = new PhaseRecord();
+  const record = options.record ?? new PhaseRecord();
   progress(`${label}: ${count} lifecycles, ${CONCURRENCY} in flight`);
   const timer = setInterval(() => progress(`${label}: ${record.completed}/${count} lifecycles done, ${record.samples.length} calls`), 2000);
   try {
     await runBounded(count, CONCURRENCY, async (index) => {
       signal.throwIfAborted();
+      if (options.stopStarting?.aborted) return;
       await lifecycle(index, record);
     });
   } finally {
@@ -423,9 +453,9 @@ function printStages(title: string, result: Awaited<ReturnType<typeof whereTimeG
   }
 }
 
-/** p50 and p99 over the calls that send a workflow update (every kind but GET). */
-function updateFigures(record: PhaseRecord): { count: number; p50: number; p99: number } {
-  const sorted = ascending(record.samples.filter((sample) => updateKinds.includes(sample.kind)).map((sample) => sample.ms));
+/** p50 and p99 over the calls that send a workflow update (every kind but GET), with `open` ones at their time so far. */
+function updateFigures(record: PhaseRecord, open: CallSample[] = []): { count: number; p50: number; p99: number } {
+  const sorted = ascending([...record.samples, ...open].filter((sample) => updateKinds.includes(sample.kind)).map((sample) => sample.ms));
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
 
@@ -545,15 +575,31 @@ async function main(context: BenchContext): Promise<number> {
     onProgress: (elapsedMs, accepted, other, since) =>
       progress(`load: ${fmt(elapsedMs / 1000, 0)} s, ${accepted} events accepted (${fmt(since / 2, 0)}/s), ${other} other answers; ${webhookRecording.receivedAt.size} webhooks received`),
   });
-  let loaded: PhaseRecord;
+  const loaded = new PhaseRecord();
+  const stopStarting = new AbortController();
+  let inFlightAtCap: CallSample[] = [];
   let bulkOpenAtEnd: number;
   try {
     await abortableSleep(LOAD_RAMP_S * 1000, signal);
-    loaded = await runPhase('service under load', LOADED_N, signal, (index, record) => httpLifecycle(serviceClient, loadedTenant, loadedTenant.messages[index]!, index, record));
+    const phase = runPhase('service under load', LOADED_N, signal, (index, record) => httpLifecycle(serviceClient, loadedTenant, loadedTenant.messages[index]!, index, record), {
+      record: loaded,
+      stopStarting: stopStarting.signal,
+    });
+    const capped = await Promise.race([phase.then(() => false), abortableSleep(Math.max(1, LOAD_MAX_S - LOAD_RAMP_S) * 1000, signal).then(() => true)]);
+    signal.throwIfAborted();
+    if (capped) {
+      // Calls stuck behind a backlog may not end while the load lasts: stop here, and count those still open at
+      // their time so far. Their lifecycles end (or fail) in the background, unrecorded, until the teardown.
+      stopStarting.abort();
+      inFlightAtCap = loaded.close(now());
+      phase.catch(() => undefined);
+      progress(`service under load: capped at LOAD_MAX_S=${LOAD_MAX_S} s with ${inFlightAtCap.length} calls in flight`);
+    }
     bulkOpenAtEnd = (await stack.temporal.client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count;
   } finally {
     stopLoad();
   }
+  const loadedStarted = new Set(loaded.samples.filter((sample) => sample.kind === 'create').map((sample) => sample.jobId)).size + inFlightAtCap.filter((call) => call.kind === 'create').length;
   const webhookFigures = await webhookLoad.stop();
   const ingestResult = await ingestLoad;
   const cpuLoadEnd = cpuSnapshot();
@@ -583,11 +629,15 @@ async function main(context: BenchContext): Promise<number> {
   out(`                          (all closed ${fmt((settledAt - service.endedAt) / 1000, 1)} s after the last call; events stored: ${eventRows.map((row) => `${row.type} ${row.n}`).join(', ') || 'none'})`);
   out();
   printPhase(`Service under load (the same, while ${LOAD_DELIVERIES} webhook deliveries stay open and ${LOAD_INGEST_CLIENTS} clients post signed events)`, loaded, httpLabel, LOADED_N);
+  if (inFlightAtCap.length) {
+    const open = inFlightAtCap.map((call) => `${httpLabel[call.kind]} ${fmt(call.ms / 1000, 1)} s`).join(', ');
+    out(`  capped                  at LOAD_MAX_S=${LOAD_MAX_S} s: ${loadedStarted} of ${LOADED_N} lifecycles started, ${inFlightAtCap.length} calls still waiting (${open}); the p99 below counts them at that time, a lower bound`);
+  }
   out(`  load achieved           ${fmt(webhookFigures.received / loadWallS, 1)} deliveries/s (${webhookFigures.received} received of ${webhookFigures.published} published), ${fmt(ingestAccepted / loadWallS, 1)} ingest events accepted/s (${ingestAccepted} of ${ingestResult.sent} posts; other answers: ${ingestOthers.map(([status, n]) => `${status}×${n}`).join(', ') || 'none'}), over ${fmt(loadWallS, 1)} s (${LOAD_RAMP_S} s before the lifecycles, then during them)`);
   out(`  bulk backlog            ${bulkOpenAtEnd} runs open on the bulk queue when the last lifecycle ended; ${ingestProcessed} of ${ingestAccepted} ingested events PROCESSED by then (the rest drain after the run; not waited for)`);
   out();
   const idle = updateFigures(service);
-  const underLoad = updateFigures(loaded);
+  const underLoad = updateFigures(loaded, inFlightAtCap);
   const idleUpdate = callFigures(service, 'update');
   const loadedUpdate = callFigures(loaded, 'update');
   const ratioLoadedToIdle = underLoad.p99 / idle.p99;
@@ -641,7 +691,7 @@ async function main(context: BenchContext): Promise<number> {
   const ok =
     unexpected === 0 &&
     service.completed === N &&
-    loaded.completed === LOADED_N &&
+    loaded.completed + inFlightAtCap.length === loadedStarted &&
     viaHttp.completed === N &&
     direct.completed === N &&
     counts.jobCompleted === N &&
@@ -668,6 +718,7 @@ async function main(context: BenchContext): Promise<number> {
       ratioToFloor: callsPerS(service) / floor.perSecond,
       loadDeliveriesPerSecond: webhookFigures.received / loadWallS,
       loadIngestAcceptedPerSecond: ingestAccepted / loadWallS,
+      loadedCallsInFlightAtCap: inFlightAtCap.length,
       unexpectedStatuses: unexpected,
     }),
   );
