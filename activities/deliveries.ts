@@ -8,7 +8,7 @@ import type { ActivityDeps } from './deps.ts';
  * Delivery activities. Each forks its own EntityManager; the attempt turns the domain's verdict into what Temporal
  * understands: a normal return, a non-retryable failure, or a retryable one with an optional next delay.
  */
-export function createDeliveryActivities({ orm, http, secrets, temporal, delivery }: ActivityDeps) {
+export function createDeliveryActivities({ orm, http, secrets, temporal, delivery, metrics }: ActivityDeps) {
   return {
     async prepareDeliveries(input: { eventId: string; onlyEndpointId?: string | undefined }): Promise<DeliveryTarget[]> {
       return prepareDeliveries(orm.em.fork(), input);
@@ -17,7 +17,7 @@ export function createDeliveryActivities({ orm, http, secrets, temporal, deliver
     async attemptDelivery(input: { deliveryId: string }): Promise<{ delivered: boolean; reason?: string }> {
       const em = orm.em.fork();
       const result = await attemptDelivery(
-        { em, http, secrets, publish: { em, temporal, delivery } },
+        { em, http, secrets, publish: { em, temporal, delivery }, metrics },
         // Cancellation (a worker shutting down) aborts the request in flight; the attempt is recorded and retried.
         { deliveryId: input.deliveryId, attemptNumber: Context.current().info.attempt, signal: Context.current().cancellationSignal },
       );

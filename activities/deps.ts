@@ -1,5 +1,6 @@
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import type { Logger } from '../src/logger.ts';
+import type { WorkerMetrics } from '../src/metrics/worker-metrics.ts';
 import type { OutboundHttpClient } from '../src/outbound/http-client.ts';
 import type { PushProvider } from '../src/outbound/push/push-provider.ts';
 import type { Orm } from '../src/persistence/orm.ts';
@@ -17,4 +18,6 @@ export interface ActivityDeps {
   delivery: DeliverySettings;
   /** Sends pushes: the provider PUSH_PROVIDER names (log by default). */
   push: PushProvider;
+  /** Events processed and delivery attempts, served by the worker's metrics listener (when it has one). */
+  metrics: WorkerMetrics;
 }

@@ -1,4 +1,5 @@
 import { finishInboundEvent, routeInboundEvent } from '../src/domain/ingest/route-inbound-event.ts';
+import { failInboundEvents, processInboundEvents, type ProcessedEvent } from '../src/domain/ingest/process-inbound-events.ts';
 import { recordInboundEvent, type LinkOutcome } from '../src/domain/ingest/record-inbound-event.ts';
 import type { AcceptedEvent } from '../src/domain/ingest/store-inbound-event.ts';
 import type { RoutingOutcome } from '../src/domain/routing/route-event.ts';
@@ -6,17 +7,39 @@ import type { EventConfig } from '../src/persistence/entities/connection.ts';
 import { withDomainFailures } from './domain-failures.ts';
 import type { ActivityDeps } from './deps.ts';
 
-/** The ingest run's I/O: the event row, visitors, held-event release and routing. */
-export function createIngestActivities({ orm, temporal }: ActivityDeps) {
+/** What recordInboundEvent's outcome leaves the event's status at, when it is one the metric counts. */
+const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
+
+/**
+ * The ingest runs' I/O (ingestEvent and ingestBatch): the event row, visitors, held-event release and routing. Each step that moves an event to a
+ * status counts it (richpush_ingest_events_processed_total) once it has returned: a step retried after its commit
+ * counts again, so the counter is at least, not exactly, the number of events.
+ */
+export function createIngestActivities({ orm, temporal, metrics }: ActivityDeps) {
   return {
-    recordInboundEvent(accepted: AcceptedEvent, config: EventConfig): Promise<LinkOutcome> {
-      return withDomainFailures(() => recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
+    async recordInboundEvent(accepted: AcceptedEvent, config: EventConfig): Promise<LinkOutcome> {
+      const linked = await withDomainFailures(() => recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
+      if (linked.outcome === 'ignored' || linked.outcome === 'held') metrics.eventProcessed(recordedStatus[linked.outcome]);
+      return linked;
     },
-    routeInboundEvent(input: { eventId: string; visitorId: string | null; released: boolean }): Promise<RoutingOutcome> {
-      return withDomainFailures(() => routeInboundEvent({ em: orm.em.fork(), temporal }, input));
+    async routeInboundEvent(input: { eventId: string; visitorId: string | null; released: boolean }): Promise<RoutingOutcome> {
+      const routed = await withDomainFailures(() => routeInboundEvent({ em: orm.em.fork(), temporal }, input));
+      metrics.eventProcessed('PROCESSED');
+      return routed;
     },
-    finishInboundEvent(input: { eventId: string; status: 'EXPIRED' | 'FAILED'; reason: string }): Promise<void> {
-      return finishInboundEvent(orm.em.fork(), input);
+    async finishInboundEvent(input: { eventId: string; status: 'EXPIRED' | 'FAILED'; reason: string }): Promise<void> {
+      await finishInboundEvent(orm.em.fork(), input);
+      metrics.eventProcessed(input.status);
+    },
+    /** A chunk of an ingestBatch run: business failures mark their event FAILED inside, so nothing to convert here. */
+    async processInboundEvents(input: { eventIds: string[] }): Promise<ProcessedEvent[]> {
+      const processed = await processInboundEvents({ em: orm.em.fork(), temporal }, input.eventIds);
+      for (const event of processed) if (event.state.status !== 'RECEIVED') metrics.eventProcessed(event.state.status);
+      return processed;
+    },
+    async failInboundEvents(input: { eventIds: string[]; reason: string }): Promise<void> {
+      await failInboundEvents(orm.em.fork(), input.eventIds, input.reason);
+      for (const _ of input.eventIds) metrics.eventProcessed('FAILED');
     },
   };
 }

@@ -25,6 +25,7 @@ import { positiveInt } from './support/env.ts';
 import { machineLines } from './support/machine.ts';
 import { runBench, startStack, type BenchContext } from './support/stack.ts';
 import { fmt } from './support/stats.ts';
+import { measureTemporalFloor } from './support/temporal-floor.ts';
 
 const DEVICES = positiveInt('DEVICES', 100_000);
 const TEST_PERCENT = positiveInt('TEST_PERCENT', 100);
@@ -141,6 +142,9 @@ runBench(progress, async (context) => {
   const baselineMs = performance.now() - baselineStart;
   const baselinePerSecond = members.length / (baselineMs / 1000);
 
+  progress('the Temporal floor: one workflow with one activity per unit, on the same server');
+  const floor = await measureTemporalFloor({ address: stack.settings.temporalAddress, namespace: 'default', units: 300, concurrency: 16 });
+
   out(`bench:abtest — ${DEVICES} devices, testPercent ${TEST_PERCENT}, log push provider`);
   out();
   for (const line of await machineLines(sql, loadAtStart)) out(line);
@@ -157,7 +161,11 @@ runBench(progress, async (context) => {
   out('Baseline (the same rows, batched 500 per INSERT … SELECT FROM unnest, one plain pg client)');
   out(`  rows/s                                ${fmt(baselinePerSecond, 0)}`);
   out();
+  out('Temporal floor (one workflow with one activity per unit, 16 in flight, same server)');
+  out(`  runs/s                                ${fmt(floor.perSecond, 1)}`);
+  out();
   out(`Ratio (service sends/s ÷ baseline rows/s)  ${fmt(servicePerSecond / baselinePerSecond, 3)}`);
+  out(`Ratio (service sends/s ÷ floor runs/s)     ${fmt(servicePerSecond / floor.perSecond, 1)}  (a send is not a run: the arms go out 500 devices per activity)`);
   out(
     JSON.stringify({
       bench: 'abtest',
@@ -167,7 +175,9 @@ runBench(progress, async (context) => {
       playTimeToSentMs,
       service: Number(servicePerSecond.toFixed(1)),
       baseline: Number(baselinePerSecond.toFixed(1)),
+      floor: Number(floor.perSecond.toFixed(1)),
       ratioToBaseline: Number((servicePerSecond / baselinePerSecond).toFixed(4)),
+      ratioToFloor: Number((servicePerSecond / floor.perSecond).toFixed(2)),
       workerPeakRssMiB: Number(peak.toFixed(1)),
     }),
   );

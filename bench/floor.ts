@@ -1,5 +1,5 @@
 import { startEmbeddedTemporal } from '../src/embedded/temporal.ts';
-import { installTemporalLogger } from '../src/temporal/worker.ts';
+import { installTemporalRuntime } from '../src/temporal/worker.ts';
 import { createBenchLogger } from './support/logger.ts';
 import { positiveInt } from './support/env.ts';
 import { fmt } from './support/stats.ts';
@@ -7,7 +7,7 @@ import { measureTemporalFloor } from './support/temporal-floor.ts';
 
 /** `npm run bench:floor`: the Temporal floor alone, on a fresh in-memory dev server (what other benches divide by). */
 const progress = (message: string) => process.stderr.write(`[bench:floor] ${message}\n`);
-installTemporalLogger(createBenchLogger());
+installTemporalRuntime(createBenchLogger());
 const units = positiveInt('N', 500);
 const concurrency = positiveInt('CONCURRENCY', 16);
 const server = await startEmbeddedTemporal({ namespace: 'default', progress });

@@ -33,11 +33,43 @@ const sharedSettings = {
   OUTBOUND_ALLOW_CIDRS: z.string().optional(),
 };
 
+/**
+ * The metrics listener (GET /metrics, Prometheus text format) of a process: off unless METRICS_PORT is set, on its own
+ * port, never on the public API port. METRICS_HOST is loopback by default; a container sets 0.0.0.0 without
+ * publishing the port, so only its network can scrape it.
+ */
+const metricsSettings = {
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+};
+
+/** The Temporal SDK's own Prometheus exporter (worker slots, polls, task latencies), on METRICS_HOST; off when unset. */
+const temporalMetricsSettings = {
+  TEMPORAL_METRICS_PORT: port.optional(),
+};
+
+/** Two listeners of one process cannot share a port; the public one and the metrics ones are named in the message. */
+function checkDistinctPorts(config: { PORT?: number; METRICS_PORT?: number | undefined; TEMPORAL_METRICS_PORT?: number | undefined }, ctx: z.RefinementCtx): void {
+  const ports = (['PORT', 'METRICS_PORT', 'TEMPORAL_METRICS_PORT'] as const).filter((name) => config[name] !== undefined);
+  for (const [index, name] of ports.entries()) {
+    const earlier = ports.slice(0, index).find((other) => config[other] === config[name]);
+    if (earlier) ctx.addIssue({ code: 'custom', path: [name], message: `must differ from ${earlier}`, input: config[name] });
+  }
+}
+
 const ingestSettings = {
   INGEST_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(50),
   INGEST_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(100),
   /** Public base of inbound URLs, e.g. https://ingest.example.com; the request's own origin when unset. */
   INGEST_BASE_URL: z.url().optional(),
+};
+
+/** The worker's ingest relay (outbox → ingestBatch runs); see docs/operations.md. */
+const ingestRelaySettings = {
+  INGEST_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
+  INGEST_RELAY_CHUNK_SIZE: z.coerce.number().int().min(1).max(1000).default(25),
+  INGEST_RELAY_LANES: z.coerce.number().int().min(0).max(32).default(2),
+  INGEST_RELAY_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
 };
 
 const deliverySettings = {
@@ -73,23 +105,30 @@ const apiSettings = {
 };
 
 const productionSchemas = {
-  api: z.object({
-    ...sharedSettings,
-    ...apiSettings,
-    ...deliverySettings,
-    ...ingestSettings,
-    DATABASE_URL: postgresUrl,
-    TEMPORAL_ADDRESS: hostPort,
-  }),
+  api: z
+    .object({
+      ...sharedSettings,
+      ...apiSettings,
+      ...deliverySettings,
+      ...ingestSettings,
+      ...metricsSettings,
+      DATABASE_URL: postgresUrl,
+      TEMPORAL_ADDRESS: hostPort,
+    })
+    .superRefine(checkDistinctPorts),
   worker: z
     .object({
       ...sharedSettings,
       ...deliverySettings,
       ...pushSettings,
+      ...metricsSettings,
+      ...temporalMetricsSettings,
+      ...ingestRelaySettings,
       DATABASE_URL: postgresUrl,
       TEMPORAL_ADDRESS: hostPort,
     })
-    .superRefine(checkPushSettings),
+    .superRefine(checkPushSettings)
+    .superRefine(checkDistinctPorts),
   migrate: z.object({
     LOG_LEVEL: sharedSettings.LOG_LEVEL,
     DATABASE_URL: postgresUrl,
@@ -101,7 +140,10 @@ const embeddedSchema = z
     ...sharedSettings,
     ...deliverySettings,
     ...ingestSettings,
+    ...ingestRelaySettings,
     ...pushSettings,
+    ...metricsSettings,
+    ...temporalMetricsSettings,
     SECRETS_KEY: secretsKey.optional(),
     PORT: apiSettings.PORT,
     ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),
@@ -112,7 +154,8 @@ const embeddedSchema = z
     TEMPORAL_UI_PORT: port.default(8233),
     DATA_DIR: z.string().min(1).default('.data'),
   })
-  .superRefine(checkPushSettings);
+  .superRefine(checkPushSettings)
+  .superRefine(checkDistinctPorts);
 
 export type Role = keyof typeof productionSchemas;
 export type ApiConfig = z.infer<(typeof productionSchemas)['api']>;

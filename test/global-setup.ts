@@ -11,7 +11,7 @@ import { closeApiServices, createApiServices, type ServiceSettings } from '../sr
 import { startServiceWorker } from '../src/service/worker-process.ts';
 import { generateSecretsKey } from '../src/security/secret-box.ts';
 import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
-import { installTemporalLogger } from '../src/temporal/worker.ts';
+import { installTemporalRuntime } from '../src/temporal/worker.ts';
 import { generateTestCertificate } from './support/certificate.ts';
 import { createTestDatabase } from './support/test-database.ts';
 
@@ -40,7 +40,7 @@ const progress = (message: string) => process.stderr.write(`[test setup] ${messa
  */
 export default async function setup(project: TestProject) {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
-  installTemporalLogger(logger);
+  installTemporalRuntime(logger);
   const namespace = 'default';
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
   const adminToken = `adm_test_${randomBytes(24).toString('hex')}`;

@@ -7,6 +7,7 @@ export { cancelExperienceRuns } from './cancel-experience-runs.ts';
 export { deliverWebhook } from './deliver-webhook.ts';
 export { experienceRun } from './experience-run.ts';
 export { fanOutEvent } from './fan-out-event.ts';
+export { ingestBatch } from './ingest-batch.ts';
 export { ingestEvent } from './ingest-event.ts';
 export { recordingJob } from './recording-job.ts';
 export { selfTest } from './self-test.ts';

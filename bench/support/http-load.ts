@@ -16,6 +16,8 @@ export interface LoadResult {
   acceptedMs: number[];
   /** The tags of the requests answered 202. */
   acceptedTags: string[];
+  /** Epoch ms at which each 202's request was sent, in the order of `acceptedTags`. */
+  acceptedSentAt: number[];
   /** First request → last answer, in ms (the clients stop starting requests at the deadline). */
   wallMs: number;
   /** Epoch ms at which the first request was sent. */
@@ -49,6 +51,7 @@ export async function driveLoad(options: LoadOptions): Promise<LoadResult> {
   const statuses = new Map<string, number>();
   const acceptedMs: number[] = [];
   const acceptedTags: string[] = [];
+  const acceptedSentAt: number[] = [];
   let sent = 0;
   let other = 0;
   const count = (key: string) => statuses.set(key, (statuses.get(key) ?? 0) + 1);
@@ -93,6 +96,7 @@ export async function driveLoad(options: LoadOptions): Promise<LoadResult> {
         if (status === 202) {
           acceptedMs.push(now() - started);
           acceptedTags.push(req.tag);
+          acceptedSentAt.push(started);
         } else other += 1;
         count(String(status));
       } catch (error) {
@@ -107,5 +111,5 @@ export async function driveLoad(options: LoadOptions): Promise<LoadResult> {
     if (timer) clearInterval(timer);
     agent.destroy();
   }
-  return { statuses, acceptedMs, acceptedTags, wallMs: now() - startedAt, startedAt, sent };
+  return { statuses, acceptedMs, acceptedTags, acceptedSentAt, wallMs: now() - startedAt, startedAt, sent };
 }

@@ -4,18 +4,29 @@ import { verifyWebhook } from '../../src/security/standard-webhooks.ts';
 /** What one phase of the benchmark saw arrive: first receipt time per webhook-id, and what went wrong. */
 export class Recording {
   readonly receivedAt = new Map<string, number>();
+  /** The body of each first receipt, when the phase needs to read what arrived (`new Recording(true)`). */
+  readonly bodies = new Map<string, string>();
   duplicates = 0;
   signatureFailures = 0;
   readonly failureReasons = new Map<string, number>();
+  readonly keepBodies: boolean;
   readonly #waiters = new Map<string, () => void>();
 
-  /** Notes a receipt: the first of an id counts (and wakes whoever waits for it), a later one is a duplicate. */
-  note(id: string, receivedAt: number): void {
+  constructor(keepBodies = false) {
+    this.keepBodies = keepBodies;
+  }
+
+  /**
+   * Notes a receipt: the first of an id counts (its body kept when asked, and whoever waits for it woken), a later one
+   * is a duplicate.
+   */
+  note(id: string, receivedAt: number, body: () => string): void {
     if (this.receivedAt.has(id)) {
       this.duplicates += 1;
       return;
     }
     this.receivedAt.set(id, receivedAt);
+    if (this.keepBodies) this.bodies.set(id, body());
     this.#waiters.get(id)?.();
     this.#waiters.delete(id);
   }
@@ -65,7 +76,7 @@ export async function startBenchReceiver(tls: { cert: string; key: string }): Pr
         recording.signatureFailures += 1;
         recording.failureReasons.set(verdict.reason, (recording.failureReasons.get(verdict.reason) ?? 0) + 1);
       }
-      if (id !== undefined) recording.note(id, receivedAt);
+      if (id !== undefined) recording.note(id, receivedAt, () => Buffer.concat(chunks).toString('utf8'));
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -12,7 +12,7 @@ import { apiSettingsFrom, closeApiServices, createApiServices, type ServiceSetti
 import { startServiceWorker, type ServiceWorker } from '../../src/service/worker-process.ts';
 import { createTemporalClients, type TemporalClients } from '../../src/temporal/client.ts';
 import { bundleWorkflows } from '../../src/temporal/workflow-bundle.ts';
-import { installTemporalLogger } from '../../src/temporal/worker.ts';
+import { installTemporalRuntime } from '../../src/temporal/worker.ts';
 import { createTestDatabase } from '../../test/support/test-database.ts';
 import { createBenchLogger } from './logger.ts';
 
@@ -66,7 +66,7 @@ export interface BenchContext {
  */
 export function runBench(progress: Progress, main: (context: BenchContext) => Promise<number>): void {
   const logger = createBenchLogger();
-  installTemporalLogger(logger);
+  installTemporalRuntime(logger);
   const teardown = new Teardown(progress);
   const interrupt = new AbortController();
   let settled: Promise<void> | undefined;

@@ -2,6 +2,7 @@ import Koa from 'koa';
 import { accessLog } from './access-log.ts';
 import { errorHandler } from './error-handler.ts';
 import { requestId } from './request-id.ts';
+import { requestMetrics } from './request-metrics.ts';
 import type { RouteSpec } from './route.ts';
 import { buildRouter } from './router.ts';
 import type { ApiServices } from './services.ts';
@@ -13,6 +14,7 @@ export function buildApp(routes: RouteSpec[], services: ApiServices): Koa {
   const router = buildRouter(routes, services);
   app.use(requestId);
   app.use(accessLog(services.logger));
+  app.use(requestMetrics(services.metrics));
   app.use(errorHandler(services.logger));
   app.use(router.routes());
   app.use(router.allowedMethods());

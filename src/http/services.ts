@@ -1,6 +1,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
 import type { Logger } from '../logger.ts';
+import type { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { IngestRateLimiter, RateLimit } from '../persistence/ingest-rate-limiter.ts';
 import type { Orm } from '../persistence/orm.ts';
 import type { AllowList, Resolve } from '../security/ip-policy.ts';
@@ -22,4 +23,6 @@ export interface ApiServices {
     /** Public base of inbound URLs; the request's own origin when unset. */
     baseUrl: string | undefined;
   };
+  /** Request durations and accepted events, served by the process's metrics listener (when it has one). */
+  metrics: ApiMetrics;
 }

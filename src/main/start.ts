@@ -5,13 +5,14 @@ import { startEmbeddedPostgres } from '../embedded/postgres.ts';
 import { loadOrCreateSecret } from '../embedded/secrets-file.ts';
 import { startEmbeddedTemporal } from '../embedded/temporal.ts';
 import { createLogger } from '../logger.ts';
+import { startMetricsListener, temporalPrometheusAddress } from '../metrics/metrics-server.ts';
 import { connectOrm, migrateUp } from '../persistence/orm.ts';
 import { startApiServer } from '../service/api-server.ts';
 import { apiSettingsFrom, closeApiServices, createApiServices, serviceSettingsFrom } from '../service/compose.ts';
 import { startServiceWorker } from '../service/worker-process.ts';
 import { generateSecretsKey } from '../security/secret-box.ts';
 import { generateToken } from '../security/tokens.ts';
-import { installTemporalLogger } from '../temporal/worker.ts';
+import { installTemporalRuntime } from '../temporal/worker.ts';
 import { runMain } from './run-main.ts';
 
 /**
@@ -21,7 +22,7 @@ import { runMain } from './run-main.ts';
 runMain(async () => {
   const config = loadEmbeddedConfig();
   const logger = createLogger(config.LOG_LEVEL, 'start');
-  installTemporalLogger(logger);
+  installTemporalRuntime(logger, { prometheusBindAddress: temporalPrometheusAddress(config) });
   const dataDir = resolve(config.DATA_DIR);
   await mkdir(dataDir, { recursive: true });
   const stops: Array<() => Promise<void>> = [];
@@ -61,7 +62,13 @@ runMain(async () => {
     const applied = await migrateUp(orm);
     if (applied.length) logger.info({ applied }, 'migrations applied');
 
-    const settings = serviceSettingsFrom({ ...config, SECRETS_KEY: secretsKey }, { databaseUrl, temporalAddress }, logger);
+    // One process, one registry: the API's and the worker's metrics are served together.
+    const metrics = await startMetricsListener(config, logger);
+    stops.push(metrics.close);
+    const settings = {
+      ...serviceSettingsFrom({ ...config, SECRETS_KEY: secretsKey }, { databaseUrl, temporalAddress }, logger),
+      metrics: metrics.registry,
+    };
     const worker = await startServiceWorker(settings, orm);
     stops.push(worker.stop);
 
@@ -75,6 +82,7 @@ runMain(async () => {
         '',
         `  API          ${api.url}`,
         `  OpenAPI      ${api.url}/openapi.json`,
+        `  Metrics      ${metrics.url ?? '(off: set METRICS_PORT)'}`,
         `  Temporal UI  ${temporalUi ?? `(external Temporal at ${temporalAddress})`}`,
         `  Admin token  ${adminToken}`,
         `  Data         ${dataDir}`,

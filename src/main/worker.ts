@@ -1,18 +1,20 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
+import { startMetricsListener, temporalPrometheusAddress } from '../metrics/metrics-server.ts';
 import { connectOrm } from '../persistence/orm.ts';
 import { serviceSettingsFrom } from '../service/compose.ts';
 import { startServiceWorker } from '../service/worker-process.ts';
-import { installTemporalLogger } from '../temporal/worker.ts';
+import { installTemporalRuntime } from '../temporal/worker.ts';
 import { runMain } from './run-main.ts';
 
 runMain(async () => {
   const config = loadConfig('worker');
   const logger = createLogger(config.LOG_LEVEL, 'worker');
-  installTemporalLogger(logger);
+  installTemporalRuntime(logger, { prometheusBindAddress: temporalPrometheusAddress(config) });
+  const metrics = await startMetricsListener(config, logger);
   const settings = serviceSettingsFrom(config, { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS }, logger);
   const orm = await connectOrm(config.DATABASE_URL);
-  const worker = await startServiceWorker(settings, orm);
+  const worker = await startServiceWorker({ ...settings, metrics: metrics.registry }, orm);
   logger.info({ taskQueues: worker.taskQueues }, 'worker running');
   worker.finished.catch((error: unknown) => {
     logger.fatal({ err: error }, 'worker stopped unexpectedly');
@@ -22,6 +24,7 @@ runMain(async () => {
     logger.info('worker shutting down');
     await worker.stop();
     await orm.close();
+    await metrics.close();
     logger.info('worker stopped');
   };
 });

@@ -1,7 +1,11 @@
+import { Registry } from 'prom-client';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
+import { measureIngestBacklog } from '../domain/ingest/measure-ingest-backlog.ts';
 import { ConfigError } from '../config.ts';
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
+import { createApiMetrics } from '../metrics/api-metrics.ts';
+import { createWorkerMetrics } from '../metrics/worker-metrics.ts';
 import { createOutboundHttpClient } from '../outbound/http-client.ts';
 import { createPushProvider, type PushSettings } from '../outbound/push/create-push-provider.ts';
 import { createIngestRateLimiter, type RateLimit } from '../persistence/ingest-rate-limiter.ts';
@@ -25,8 +29,25 @@ export interface ServiceSettings {
   delivery: DeliverySettings;
   /** How the worker sends pushes; the API sends none. */
   push: PushSettings;
+  /** The ingest relay the worker runs (defaults: ingestRelayDefaults). */
+  ingestRelay?: IngestRelaySettings | undefined;
   logger: Logger;
+  /**
+   * Where the process's metrics are counted: the registry its metrics listener serves (embedded mode gives the API
+   * and the worker the same one). Without one they are counted on a private registry nothing reads.
+   */
+  metrics?: Registry | undefined;
 }
+
+/** INGEST_RELAY_*: how the worker's ingest relay moves accepted events from the outbox into `ingestBatch` runs. */
+export interface IngestRelaySettings {
+  batchSize: number;
+  chunkSize: number;
+  lanes: number;
+  pollIntervalMs: number;
+}
+
+export const ingestRelayDefaults: IngestRelaySettings = { batchSize: 200, chunkSize: 25, lanes: 2, pollIntervalMs: 1000 };
 
 interface DeliveryConfig {
   DELIVERY_RETRY_INITIAL_MS: number;
@@ -44,7 +65,14 @@ interface PushConfig {
   FCM_CONCURRENCY?: number;
 }
 
-interface SharedConfig extends DeliveryConfig, PushConfig {
+interface IngestRelayConfig {
+  INGEST_RELAY_BATCH_SIZE?: number;
+  INGEST_RELAY_CHUNK_SIZE?: number;
+  INGEST_RELAY_LANES?: number;
+  INGEST_RELAY_POLL_MS?: number;
+}
+
+interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig {
   TEMPORAL_NAMESPACE: string;
   TEMPORAL_TASK_QUEUE: string;
   TEMPORAL_INTERACTIVE_TASK_QUEUE?: string | undefined;
@@ -73,6 +101,12 @@ export function serviceSettingsFrom(
       disableAfterHours: config.ENDPOINT_DISABLE_AFTER_HOURS,
     },
     push: pushSettingsFrom(config),
+    ingestRelay: {
+      batchSize: config.INGEST_RELAY_BATCH_SIZE ?? ingestRelayDefaults.batchSize,
+      chunkSize: config.INGEST_RELAY_CHUNK_SIZE ?? ingestRelayDefaults.chunkSize,
+      lanes: config.INGEST_RELAY_LANES ?? ingestRelayDefaults.lanes,
+      pollIntervalMs: config.INGEST_RELAY_POLL_MS ?? ingestRelayDefaults.pollIntervalMs,
+    },
     logger,
   };
 }
@@ -119,8 +153,14 @@ export const apiSettingsFrom = (settings: ServiceSettings, config: IngestConfig)
 /** Builds the API's long-lived dependencies. Pass `orm` to share one pool with a worker in the same process. */
 export async function createApiServices(settings: ApiSettings, orm?: Orm): Promise<ApiServices> {
   const temporal = createTemporalClients(settings.temporalAddress, settings.namespace);
+  const apiOrm = orm ?? (await connectOrm(settings.databaseUrl));
+  const backlog = () =>
+    measureIngestBacklog(apiOrm.em.fork()).catch((error: unknown) => {
+      settings.logger.warn({ err: error }, 'ingest backlog query failed; the gauges show NaN');
+      throw error;
+    });
   return {
-    orm: orm ?? (await connectOrm(settings.databaseUrl)),
+    orm: apiOrm,
     temporal: { ...temporal, taskQueue: settings.taskQueue, interactiveTaskQueue: interactiveTaskQueueOf(settings) },
     adminToken: settings.adminToken,
     logger: settings.logger,
@@ -132,6 +172,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
       defaultRateLimit: settings.ingestRateLimit,
       baseUrl: settings.ingestBaseUrl,
     },
+    metrics: createApiMetrics(settings.metrics ?? new Registry(), backlog),
   };
 }
 
@@ -164,6 +205,7 @@ export function createActivityDeps(
     temporal: { client: temporal.client, taskQueue: settings.taskQueue },
     delivery: settings.delivery,
     push,
+    metrics: createWorkerMetrics(settings.metrics ?? new Registry()),
     async close() {
       http.close();
       await push.close();

@@ -1,16 +1,20 @@
+import type { WorkflowBundleOption } from '@temporalio/worker';
+import { inboundEventsChannel } from '../domain/ingest/accept-inbound-event.ts';
+import { createIngestRelay } from '../domain/ingest/relay-inbound-events.ts';
+import { startRelayLoop, type RunningRelay } from '../outbox/relay-loop.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
 import { createTemporalClients } from '../temporal/client.ts';
+import type { TemporalAccess } from '../temporal/temporal-access.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
-import type { WorkflowBundleOption } from '@temporalio/worker';
-import { createActivityDeps, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
+import { createActivityDeps, ingestRelayDefaults, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
 
 export interface ServiceWorker {
   /** The task queues polled: the bulk one first, then the interactive one when it is a queue of its own. */
   taskQueues: string[];
   /** Settles when every worker has stopped; rejects as soon as one fails. */
   finished: Promise<void>;
-  /** Drains the workers and releases what they opened. */
+  /** Stops the relay, drains the workers and releases what they opened. */
   stop(): Promise<void>;
 }
 
@@ -19,10 +23,11 @@ const interactivePoolMax = 4;
 
 /**
  * The service's workers, in one process with everything their activities need: one on the bulk task queue
- * (deliveries, fan-outs, ingest, experiences, A/B tests, and job runs started before the interactive queue existed),
- * and one on the interactive queue (recording jobs), with slots, a workflow thread and a Postgres pool of its own so
- * that a backlog of bulk work never holds up a job step. Both register every workflow type and activity. When the two queue names
- * are the same, one worker polls it.
+ * (deliveries, fan-outs, ingest batches, experiences, A/B tests, and job runs started before the interactive queue
+ * existed), and one on the interactive queue (recording jobs), with slots, a workflow thread and a Postgres pool of
+ * its own so that a backlog of bulk work never holds up a job step. Both register every workflow type and activity;
+ * when the two queue names are the same, one worker polls it. And the ingest relay (accepted events → `ingestBatch`
+ * runs on the bulk queue).
  */
 export async function startServiceWorker(
   settings: ServiceSettings,
@@ -35,7 +40,9 @@ export async function startServiceWorker(
   const taskQueues = [...new Set([settings.taskQueue, interactiveTaskQueueOf(settings)])];
   const workers: RunningWorker[] = [];
   const pools: Orm[] = [];
+  let relay: RunningRelay | undefined;
   const release = async () => {
+    await relay?.stop();
     await Promise.all(workers.map((worker) => worker.shutdown()));
     await Promise.all(pools.map((pool) => pool.close()));
     await deps.close();
@@ -50,6 +57,7 @@ export async function startServiceWorker(
       }
       workers.push(await startWorker({ ...base, deps: workerDeps, taskQueue }));
     }
+    relay = startIngestRelay(settings, orm, deps.temporal);
   } catch (error) {
     await release().catch(() => undefined);
     throw error;
@@ -59,4 +67,22 @@ export async function startServiceWorker(
     finished: Promise.all(workers.map((worker) => worker.finished)).then(() => undefined),
     stop: release,
   };
+}
+
+/**
+ * The ingest relay: woken by the accepting statement's NOTIFY, polling as a fallback. INGEST_RELAY_LANES=0 runs
+ * none in this worker (another process relays).
+ */
+export function startIngestRelay(settings: ServiceSettings, orm: Orm, temporal: TemporalAccess): RunningRelay {
+  const relay = settings.ingestRelay ?? ingestRelayDefaults;
+  if (relay.lanes === 0) return { wake: () => undefined, stop: async () => undefined };
+  return startRelayLoop({
+    name: 'ingest',
+    databaseUrl: settings.databaseUrl,
+    channel: inboundEventsChannel,
+    relayBatch: createIngestRelay({ em: () => orm.em.fork(), temporal }, relay),
+    pollIntervalMs: relay.pollIntervalMs,
+    lanes: relay.lanes,
+    logger: settings.logger,
+  });
 }

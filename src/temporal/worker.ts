@@ -17,8 +17,20 @@ export interface RunningWorker {
   shutdown(): Promise<void>;
 }
 
-/** Sends the SDK's own log lines through pino, so every line the process writes is structured JSON. */
-export function installTemporalLogger(logger: Logger): void {
+export interface TemporalRuntimeOptions {
+  /**
+   * `host:port` of the SDK's own Prometheus exporter (worker task slots, polls, task latencies), which the SDK's
+   * native core serves at /metrics on a listener of its own. None when unset.
+   */
+  prometheusBindAddress?: string | undefined;
+}
+
+/**
+ * Installs the process's Temporal runtime, once, before any worker or native connection exists: the SDK's own log
+ * lines go through pino (so every line the process writes is structured JSON), and its metrics, when asked, to a
+ * Prometheus exporter. Counters end in `_total` and durations are in seconds, as Prometheus names them.
+ */
+export function installTemporalRuntime(logger: Logger, options: TemporalRuntimeOptions = {}): void {
   const toPino: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
     TRACE: 'trace',
     DEBUG: 'debug',
@@ -27,9 +39,14 @@ export function installTemporalLogger(logger: Logger): void {
     ERROR: 'error',
   };
   const temporalLogger = logger.child({ component: 'temporal-sdk' });
+  const bindAddress = options.prometheusBindAddress;
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => temporalLogger[toPino[entry.level]](entry.meta ?? {}, entry.message)),
+    ...(bindAddress === undefined
+      ? {}
+      : { telemetryOptions: { metrics: { prometheus: { bindAddress, countersTotalSuffix: true, useSecondsForDurations: true } } } }),
   });
+  if (bindAddress !== undefined) logger.info({ url: `http://${bindAddress}/metrics` }, 'Temporal SDK metrics listening');
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountId, ClientUserId, EntityId, EntityType, EventType } from '../../src/temporal/search-attributes.ts';
+import { ingestBatchEventState } from '../../workflows/ingest-batch.contract.ts';
 import { ingestState } from '../../workflows/ingest-event.contract.ts';
 import { call, newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
@@ -56,21 +57,21 @@ describe('exactly once per messageId', () => {
       expect(expectError(refused, 409, 'duplicate_message').message).toContain(accepted.eventId);
     }
 
+    const processed = await waitForEvent(account, event.messageId, 'PROCESSED');
+    expect(processed.eventId).toBe(accepted.eventId);
     const rows = await rowsOf(connection, event.messageId);
     expect(rows).toHaveLength(1);
     expect(rows[0].id).toBe(accepted.eventId);
     expect(rows[0].workflow_started_at).not.toBeNull();
 
-    const workflowId = `ingest:${connection.connectionId}:${event.messageId}`;
-    expect(rows[0].workflow_id).toBe(workflowId);
+    // One batch run processed it, and only that one.
+    const workflowId = rows[0].workflow_id;
+    expect(workflowId).toMatch(/^ingest-batch:ibt_/);
     const description = await client.workflow.getHandle(workflowId).describe();
-    expect(description.type).toBe('ingestEvent');
+    expect(description.type).toBe('ingestBatch');
     const executions = await executionsOf(workflowId);
     expect(executions).toEqual([{ workflowId, runId: description.runId }]);
-
-    const processed = await waitForEvent(account, event.messageId, 'PROCESSED');
-    expect(processed.eventId).toBe(accepted.eventId);
-    expect(await client.workflow.getHandle(workflowId).result()).toMatchObject({ status: 'PROCESSED', visitorId: processed.visitorId });
+    expect(await client.workflow.getHandle(workflowId).query(ingestBatchEventState, accepted.eventId)).toMatchObject({ status: 'PROCESSED', visitorId: processed.visitorId });
   });
 
   it('answers a retried post after a 202 with 409, with a new signature or the very same request', async () => {
@@ -85,46 +86,41 @@ describe('exactly once per messageId', () => {
     // The sender's retry of the same delivery (same webhook-id, same signature).
     expect(expectError(await post(connection, undefined, { raw, id, timestamp }), 409, 'duplicate_message').message).toContain(first.eventId);
     // A new delivery of the same message, signed again later.
-    await waitForEvent(account, event.messageId, 'PROCESSED');
+    const processed = await waitForEvent(account, event.messageId, 'PROCESSED');
     expectError(await post(connection, event), 409, 'duplicate_message');
     expect(await rowsOf(connection, event.messageId)).toHaveLength(1);
-    expect(await executionsOf(`ingest:${connection.connectionId}:${event.messageId}`)).toHaveLength(1);
+    expect(await executionsOf(processed.workflowId)).toHaveLength(1);
   });
 
-  it('answers 503 with Retry-After and keeps nothing while Temporal is out of reach; the retry is then accepted, not 409', { timeout: 40_000 }, async () => {
+  it('accepts (202) through an API that cannot reach Temporal; the relay processes it; a retry is then 409', { timeout: 40_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
     const down = await startExtraApi({ temporalAddress: unreachable });
     extras.push(down);
     const event = directEvent({ clientUserId: 'patient' });
 
-    const started = Date.now();
-    const refused = await postSignedTo(down.url, connection, event);
-    expectError(refused, 503, 'service_unavailable');
-    expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-    expect(Date.now() - started).toBeLessThan(20_000);
-    expect(await rowsOf(connection, event.messageId)).toEqual([]);
-    expect(ok(await call('GET', `/accounts/${account.accountId}/events`, { token: account.apiKey })).items).toEqual([]);
-
-    // The same message, signed again, through an API that reaches Temporal.
-    const accepted = ok(await post(connection, event), 202);
+    const accepted = ok(await postSignedTo(down.url, connection, event), 202);
     expect(accepted.messageId).toBe(event.messageId);
     const processed = await waitForEvent(account, event.messageId, 'PROCESSED');
     expect(processed).toMatchObject({ eventId: accepted.eventId, clientUserId: 'patient', visitorId: expect.any(String) });
+    // The same message, signed again, through the API that reaches Temporal.
+    expect(expectError(await post(connection, event), 409, 'duplicate_message').message).toContain(accepted.eventId);
     expect(await rowsOf(connection, event.messageId)).toHaveLength(1);
   });
 
-  it('answers a batch with 503 while Temporal is out of reach, and keeps none of it', { timeout: 40_000 }, async () => {
+  it('accepts a batch through an API that cannot reach Temporal, each item once', { timeout: 40_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account, { provider: 'segment' });
     const down = await startExtraApi({ temporalAddress: unreachable });
     extras.push(down);
     const batch = { batch: [1, 2].map((n) => ({ type: 'track', event: 'Tapped', userId: 'b', messageId: `batch-down-${Date.now()}-${n}` })) };
-    expectError(await postSignedTo(down.url, connection, batch), 503, 'service_unavailable');
-    const [row] = await query('select count(*)::int as n from inbound_events where connection_id = $1', [connection.connectionId]);
-    expect(row.n).toBe(0);
-    const accepted = ok(await post(connection, batch), 202);
+    const accepted = ok(await postSignedTo(down.url, connection, batch), 202);
     expect(accepted.events.map((event: any) => event.duplicate)).toEqual([false, false]);
+    const again = ok(await post(connection, batch), 202);
+    expect(again.events.map((event: any) => [event.eventId, event.duplicate])).toEqual(accepted.events.map((event: any) => [event.eventId, true]));
+    for (const item of batch.batch) await waitForEvent(account, item.messageId, 'PROCESSED');
+    const [row] = await query('select count(*)::int as n from inbound_events where connection_id = $1', [connection.connectionId]);
+    expect(row.n).toBe(2);
   });
 
   it('answers 503 with Retry-After (not 404 or 500) while Postgres is out of reach', { timeout: 40_000 }, async () => {
@@ -143,7 +139,7 @@ describe('exactly once per messageId', () => {
 });
 
 describe('an ingest run seen from Temporal', () => {
-  it('carries the search attributes, a summary naming the event type and connection, and answers the state query', { timeout: 30_000 }, async () => {
+  it('names the batch run on the event; the run carries its attributes and a summary, and answers the event\'s state', { timeout: 30_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account, { label: 'Checkout service' });
     const event = directEvent({ eventType: 'basket.abandoned', clientUserId: 'seen-1' });
@@ -152,21 +148,17 @@ describe('an ingest run seen from Temporal', () => {
 
     const handle = client.workflow.getHandle(processed.workflowId);
     const description = await handle.describe();
-    const attributes = description.typedSearchAttributes;
-    expect({
-      AccountId: attributes.get(AccountId),
-      EntityType: attributes.get(EntityType),
-      EntityId: attributes.get(EntityId),
-      EventType: attributes.get(EventType),
-      ClientUserId: attributes.get(ClientUserId),
-    }).toEqual({ AccountId: account.accountId, EntityType: 'event', EntityId: accepted.eventId, EventType: 'basket.abandoned', ClientUserId: 'seen-1' });
-    const summary = await description.staticSummary();
-    expect(summary).toContain('basket.abandoned');
-    expect(summary).toContain('Checkout service');
-    expect(await handle.query(ingestState)).toEqual({ status: 'PROCESSED', visitorId: processed.visitorId, reason: expect.any(String) });
+    const batchId = processed.workflowId.replace(/^ingest-batch:/, '');
+    expect({ EntityType: description.typedSearchAttributes.get(EntityType), EntityId: description.typedSearchAttributes.get(EntityId) }).toEqual({
+      EntityType: 'event-batch',
+      EntityId: batchId,
+    });
+    expect(await description.staticSummary()).toMatch(/^\d+ inbound event\(s\) of \d+ person\(s\)$/);
+    expect(await handle.query(ingestBatchEventState, accepted.eventId)).toEqual({ status: 'PROCESSED', visitorId: processed.visitorId, reason: expect.any(String) });
+    expect(await handle.query(ingestBatchEventState, 'iev_not-in-this-batch')).toBeNull();
 
-    // Operators find it by its attributes.
-    const visibility = `EntityType = "event" AND AccountId = "${account.accountId}" AND EventType = "basket.abandoned" AND ClientUserId = "seen-1"`;
+    // Operators find the batch by its attributes.
+    const visibility = `EntityType = "event-batch" AND EntityId = "${batchId}"`;
     const ids = await until('the run in visibility', async () => {
       const found: string[] = [];
       for await (const execution of client.workflow.list({ query: visibility })) found.push(execution.workflowId);
@@ -175,7 +167,7 @@ describe('an ingest run seen from Temporal', () => {
     expect(ids).toEqual([processed.workflowId]);
   });
 
-  it('answers HELD from the state query while the event waits, then PROCESSED; an anonymous run has no ClientUserId', { timeout: 30_000 }, async () => {
+  it('gives a held event a run of its own, with the event\'s attributes, HELD from the state query, then PROCESSED', { timeout: 30_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account, { eventConfig: { createVisitors: false } });
     const event = directEvent({ clientUserId: 'waiting-1' });
@@ -193,11 +185,14 @@ describe('an ingest run seen from Temporal', () => {
     expect(await handle.result()).toMatchObject({ status: 'PROCESSED', visitorId: linked.visitorId });
     expect(await handle.query(ingestState)).toMatchObject({ status: 'PROCESSED', visitorId: linked.visitorId });
 
-    const anonymous = directEvent({ eventType: 'page.viewed' });
-    ok(await post(connection, anonymous), 202);
-    const anonymousRun = await waitForEvent(account, anonymous.messageId, 'PROCESSED');
-    const attributes = (await client.workflow.getHandle(anonymousRun.workflowId).describe()).typedSearchAttributes;
-    expect(attributes.get(ClientUserId)).toBeUndefined();
-    expect(attributes.get(EventType)).toBe('page.viewed');
+    expect(held.workflowId).toBe(`ingest:${connection.connectionId}:${event.messageId}`);
+    const attributes = (await handle.describe()).typedSearchAttributes;
+    expect({
+      AccountId: attributes.get(AccountId),
+      EntityType: attributes.get(EntityType),
+      EntityId: attributes.get(EntityId),
+      EventType: attributes.get(EventType),
+      ClientUserId: attributes.get(ClientUserId),
+    }).toEqual({ AccountId: account.accountId, EntityType: 'event', EntityId: held.eventId, EventType: 'order.completed', ClientUserId: 'waiting-1' });
   });
 });

@@ -295,7 +295,7 @@ describe('GET /accounts/{accountId}/events', () => {
       attributes: { x: 1 },
       status: 'PROCESSED',
       statusReason: null,
-      workflowId: `ingest:${connection.connectionId}:${event.messageId}`,
+      workflowId: expect.stringMatching(/^ingest-batch:ibt_/),
       routingOutcome: expect.objectContaining({ matchedExperiences: [] }),
       receivedAt: expect.any(String),
       processedAt: expect.any(String),

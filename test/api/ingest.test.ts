@@ -17,7 +17,8 @@ describe('POST /v1/in/{inboundKey}', () => {
       status: 'PROCESSED',
       clientUserId: 'user-1',
       visitorId: expect.any(String),
-      workflowId: `ingest:${connection.connectionId}:${event.messageId}`,
+      // Processed by the batch the relay claimed it into.
+      workflowId: expect.stringMatching(/^ingest-batch:ibt_/),
       routingOutcome: { matchedExperiences: [], startedRuns: [], deliveredTo: [], reason: expect.any(String) },
     });
     const visitor = await call('GET', `/accounts/${account.accountId}/visitors/${stored.visitorId}`, { token: account.apiKey });

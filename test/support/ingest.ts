@@ -31,7 +31,7 @@ export const directEvent = (overrides: Record<string, unknown> = {}) => ({
 export async function postSigned(
   connection: Pick<ConnectionFixture, 'inboundKey' | 'signingSecret'>,
   body: unknown,
-  options: { timestamp?: number; secret?: string; id?: string; headers?: Record<string, string>; raw?: string } = {},
+  options: { timestamp?: number; secret?: string; id?: string; headers?: Record<string, string>; raw?: string; baseUrl?: string } = {},
 ) {
   const raw = options.raw ?? JSON.stringify(body);
   const id = options.id ?? `wh-${Date.now()}-${++sequence}`;
@@ -41,7 +41,7 @@ export async function postSigned(
     body: raw,
     secrets: [options.secret ?? connection.signingSecret],
   });
-  return call('POST', `/v1/in/${connection.inboundKey}`, { rawBody: raw, headers: { ...headers, ...options.headers } });
+  return call('POST', `/v1/in/${connection.inboundKey}`, { rawBody: raw, headers: { ...headers, ...options.headers }, baseUrl: options.baseUrl });
 }
 
 /** Polls the events list until the event reaches a final status (or the given one). */

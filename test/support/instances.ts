@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
@@ -36,39 +37,72 @@ export async function startApiInstance(overrides: Partial<ApiSettings> = {}): Pr
   };
 }
 
+/** A TCP port free on loopback right now, for a child process's listener that must be named before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The settings every entry point of the service needs, on the run's database and Temporal server. */
+const serviceEnv = (taskQueue: string): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  DATABASE_URL: inject('databaseUrl'),
+  TEMPORAL_ADDRESS: inject('temporalAddress'),
+  TEMPORAL_NAMESPACE: inject('namespace'),
+  TEMPORAL_TASK_QUEUE: taskQueue,
+  SECRETS_KEY: inject('secretsKey'),
+  OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
+  LOG_LEVEL: 'info',
+});
+
+/** Runs an entry point as a child process, resolved with its first log line whose msg is `ready`. */
+async function startEntryPoint(script: string, env: NodeJS.ProcessEnv, ready: string): Promise<{ child: ChildProcess; line: Record<string, unknown> }> {
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // Not left running: the caller never gets a handle to stop it.
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not start:\n${output}`));
+    }, 60_000);
+    child.stdout!.on('data', () => {
+      // Whole lines only: a chunk can end inside one.
+      const found = output.split('\n').slice(0, -1).find((text) => text.includes(`"msg":"${ready}"`));
+      if (found) {
+        clearTimeout(timer);
+        resolve(JSON.parse(found) as Record<string, unknown>);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
+  });
+  return { child, line };
+}
+
 /**
  * `npm run worker` as production runs it, as a child process on `taskQueue`, resolved once it logs that it runs.
  * `env` adds settings, e.g. NODE_EXTRA_CA_CERTS to trust a test receiver.
  */
 export async function startWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['src/main/worker.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('namespace'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SECRETS_KEY: inject('secretsKey'),
-      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
-    child.stdout!.on('data', () => {
-      if (output.includes('"msg":"worker running"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
-  });
-  return child;
+  return (await startEntryPoint('src/main/worker.ts', { ...serviceEnv(taskQueue), ...env }, 'worker running')).child;
+}
+
+/**
+ * `npm run api` as production runs it, as a child process on a free port and `taskQueue`, resolved with its URL once
+ * it listens. `env` adds settings.
+ */
+export async function startApiProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const { child, line } = await startEntryPoint(
+    'src/main/api.ts',
+    { ...serviceEnv(taskQueue), ADMIN_TOKEN: 'x'.repeat(32), PORT: String(port), ...env },
+    'api listening',
+  );
+  return { child, url: String(line.url) };
 }
 
 /** SIGKILL: the worker dies at once, as in a crash, and this resolves when it is gone. */

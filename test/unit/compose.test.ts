@@ -22,6 +22,8 @@ interface ComposeService {
   environment?: Record<string, unknown> | string[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   restart?: string;
+  ports?: Array<string | number | { target?: number; published?: string | number }>;
+  expose?: Array<string | number>;
 }
 
 function loadCompose(): Record<string, ComposeService> {
@@ -126,6 +128,25 @@ describe('docker-compose.yml', () => {
       for (const setting of ['TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'LOG_LEVEL']) {
         expect(interpolate(env[setting] ?? '').trim(), `${name}: ${setting}`).not.toBe('');
       }
+    }
+  });
+
+  it('serves metrics of api and worker (and the worker SDK exporter) inside the compose network, never on the host', () => {
+    const listeners: Array<[string, string[]]> = [
+      ['api', ['METRICS_PORT']],
+      ['worker', ['METRICS_PORT', 'TEMPORAL_METRICS_PORT']],
+    ];
+    for (const [name, settings] of listeners) {
+      const svc = service(name);
+      const env = environment(svc);
+      const published = (svc.ports ?? []).map((port) => String(typeof port === 'object' ? port.target : String(port).split(':').at(-1)));
+      for (const setting of settings) {
+        const port = interpolate(env[setting] ?? '');
+        expect(port, `${name}: ${setting}`).toMatch(/^\d+$/);
+        expect(published, `${name}: ${setting} must not be published`).not.toContain(port);
+        expect((svc.expose ?? []).map(String), `${name}: ${setting} must be exposed to the network`).toContain(port);
+      }
+      expect(interpolate(env.METRICS_HOST ?? ''), `${name}: METRICS_HOST`).toBe('0.0.0.0');
     }
   });
 

@@ -25,6 +25,7 @@ describe('configuration', () => {
       ENDPOINT_DISABLE_AFTER_HOURS: 120,
       INGEST_RATE_LIMIT_PER_SECOND: 50,
       INGEST_RATE_LIMIT_BURST: 100,
+      METRICS_HOST: '127.0.0.1',
     });
   });
 
@@ -90,6 +91,31 @@ describe('configuration', () => {
       expect(load).toThrow(ConfigError);
       expect(load).toThrow(expected);
     }
+  });
+
+  it('serves no metrics unless METRICS_PORT is set, and then on loopback unless METRICS_HOST says otherwise', () => {
+    for (const config of [loadConfig('api', validApi), loadConfig('worker', validApi), loadEmbeddedConfig({})]) {
+      expect(config).not.toHaveProperty('METRICS_PORT');
+      expect(config).not.toHaveProperty('TEMPORAL_METRICS_PORT');
+      expect(config.METRICS_HOST).toBe('127.0.0.1');
+    }
+    expect(loadConfig('worker', { ...validApi, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', TEMPORAL_METRICS_PORT: '9465' })).toMatchObject({
+      METRICS_PORT: 9464,
+      METRICS_HOST: '0.0.0.0',
+      TEMPORAL_METRICS_PORT: 9465,
+    });
+    // The API has no Temporal worker, so no SDK exporter of its own.
+    expect(loadConfig('api', { ...validApi, TEMPORAL_METRICS_PORT: '9465' })).not.toHaveProperty('TEMPORAL_METRICS_PORT');
+  });
+
+  it.each<[string, () => unknown, string]>([
+    ['the API port', () => loadConfig('api', { ...validApi, PORT: '3000', METRICS_PORT: '3000' }), 'METRICS_PORT is invalid: must differ from PORT'],
+    ['the default API port', () => loadEmbeddedConfig({ METRICS_PORT: '3000' }), 'METRICS_PORT is invalid: must differ from PORT'],
+    ['the SDK exporter port', () => loadConfig('worker', { ...validApi, METRICS_PORT: '9464', TEMPORAL_METRICS_PORT: '9464' }), 'TEMPORAL_METRICS_PORT is invalid: must differ from METRICS_PORT'],
+    ['no port at all', () => loadConfig('worker', { ...validApi, METRICS_PORT: 'none' }), 'METRICS_PORT is invalid'],
+  ])('refuses a metrics port that is %s, in one line', (_name, load, expected) => {
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(`Configuration error: ${expected}`);
   });
 
   it('lists the settings each role must be given', () => {

@@ -28,14 +28,14 @@ export const ingestRoutes = [
     rawBody: true,
     bodyLimit: ingestBodyLimit,
     responses: {
-      202: { description: 'Accepted and queued; a batch answers { events: [...] }', schema: acceptedSchema },
+      202: { description: 'Committed to the ingest outbox; processed by a batch run. A batch answers { events: [...] }', schema: acceptedSchema },
       401: { description: 'Signature missing or invalid (`invalid_signature`), or timestamp out of the window (`timestamp_out_of_window`)' },
       403: { description: 'The connection is paused (`connection_paused`)' },
       404: { description: 'Unknown inbound key' },
       409: { description: 'This messageId was already accepted (`duplicate_message`); safe to treat as success' },
       413: { description: 'Body over 256 KB' },
       429: { description: 'Rate limited (`rate_limited`); wait Retry-After seconds' },
-      503: { description: 'Postgres or Temporal is out of reach; retry after Retry-After seconds' },
+      503: { description: 'Postgres is out of reach; retry after Retry-After seconds (Temporal being down does not refuse events)' },
     },
     handler: async ({ params, readRaw }, ctx) => {
       const headers = ctx.request.headers;
@@ -49,10 +49,12 @@ export const ingestRoutes = [
         },
       );
       if (outcome.kind === 'batch') {
+        ctx.services.metrics.eventsAccepted(outcome.results.filter((result) => !result.duplicate).length);
         return { status: 202, body: { events: outcome.results } satisfies z.infer<typeof batchAcceptedSchema> };
       }
       const { messageId, eventId, duplicate } = outcome.result;
       if (duplicate) throw new DomainError('duplicate_message', `messageId ${messageId} was already accepted as ${eventId}`);
+      ctx.services.metrics.eventsAccepted(1);
       return { status: 202, body: { messageId, eventId } };
     },
   }),

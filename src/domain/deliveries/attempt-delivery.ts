@@ -5,6 +5,7 @@ import { Endpoint } from '../../persistence/entities/endpoint.ts';
 import { OutboundEvent } from '../../persistence/entities/outbound-event.ts';
 import { OutboundRequestError, type OutboundHttpClient, type OutboundResponse } from '../../outbound/http-client.ts';
 import { derivedId } from '../../security/ids.ts';
+import type { WorkerMetrics } from '../../metrics/worker-metrics.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { buildWebhookHeaders } from '../../security/standard-webhooks.ts';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +18,8 @@ export interface AttemptDeps {
   http: OutboundHttpClient;
   secrets: SecretBox;
   publish: PublishDeps;
+  /** Counts each attempt made, by outcome, where its row is recorded. */
+  metrics: Pick<WorkerMetrics, 'deliveryAttempt'>;
   now?: () => Date;
 }
 
@@ -84,6 +87,7 @@ export async function attemptDelivery(
     .onConflict(['deliveryId', 'attemptNumber'])
     .ignore()
     .execute();
+  deps.metrics.deliveryAttempt(outcome);
 
   delivery.attemptCount = Math.max(delivery.attemptCount, input.attemptNumber);
   delivery.lastStatusCode = response?.status ?? null;

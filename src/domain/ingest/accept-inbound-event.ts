@@ -1,11 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Connection } from '../../persistence/entities/connection.ts';
-import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { newId } from '../../security/ids.ts';
-import type { TemporalAccess } from '../../temporal/temporal-access.ts';
-import { ingestWorkflowId, startIngestRun } from '../../../workflows/ingest-event.contract.ts';
+import { ingestWorkflowId } from '../../../workflows/ingest-event.contract.ts';
 import type { InboundEnvelope } from './normalise/envelope.ts';
-import { storeInboundEvent, type AcceptedEvent } from './store-inbound-event.ts';
 
 export interface AcceptResult {
   messageId: string;
@@ -13,45 +10,50 @@ export interface AcceptResult {
   duplicate: boolean;
 }
 
-/**
- * Stores one event and starts its run, exactly once per (connection, messageId):
- * - the row is inserted unless one exists (a unique key per connection and messageId);
- * - the run `ingest:<connectionId>:<messageId>` is started with REJECT_DUPLICATE, so only one start can succeed:
- *   the request whose start succeeded answers 202, every other one 409 (also when the row says it started);
- * - no transaction spans the Temporal call, so a slow start never holds a database connection or a lock.
- * If Temporal is unreachable the start fails, the row is removed again and the caller gets 503; the client's retry
- * is accepted, not refused as a duplicate.
- */
-export async function acceptInboundEvent(
-  deps: { em: EntityManager; temporal: TemporalAccess },
-  connection: Connection,
-  event: InboundEnvelope,
-): Promise<AcceptResult> {
-  const workflowId = ingestWorkflowId(connection.id, event.messageId);
-  const candidate: AcceptedEvent = { eventId: newId('iev_'), accountId: connection.accountId, connectionId: connection.id, workflowId, event };
-  await storeInboundEvent(deps.em, candidate);
-  const row = await deps.em.findOneOrFail(
-    InboundEvent,
-    { connectionId: connection.id, messageId: event.messageId },
-    { fields: ['id', 'workflowStartedAt'], disableIdentityMap: true },
-  );
-  const result = { messageId: event.messageId, eventId: row.id };
-  if (row.workflowStartedAt) return { ...result, duplicate: true };
+/** The channel the ingest relay LISTENs on; the accepting statement notifies it, delivered at commit. */
+export const inboundEventsChannel = 'inbound_events';
 
-  let startedNow: boolean;
-  try {
-    startedNow = await startIngestRun(
-      deps.temporal,
-      { version: 1, accepted: { ...candidate, eventId: row.id }, config: connection.eventConfig },
-      `${connection.label} (${connection.provider})`,
-    );
-  } catch (error) {
-    // Not accepted (the caller answers 503): leave no row behind that looks received. Best effort; a run started
-    // meanwhile by another request writes its row again.
-    await deps.em.nativeDelete(InboundEvent, { id: row.id, workflowStartedAt: null }).catch(() => undefined);
-    throw error;
-  }
-  if (!startedNow) return { ...result, duplicate: true };
-  await deps.em.nativeUpdate(InboundEvent, { id: row.id }, { workflowStartedAt: new Date() });
-  return { ...result, duplicate: false };
+/**
+ * One statement, one round trip: insert the RECEIVED row unless (connection, messageId) has one, and notify the relay
+ * when a row was inserted. The unique key decides exactly-once: a concurrent insert of the same message waits for
+ * the first to commit and then inserts nothing. The notify only runs for an inserted row (the CTE reads `ins`).
+ */
+const acceptSql = `with ins as (
+  insert into inbound_events (id, account_id, connection_id, message_id, event_type, occurred_at, client_user_id,
+    attributes, endpoints, raw, status, workflow_id, created_at)
+  values (?, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?::jsonb, ?::jsonb, 'RECEIVED', ?, clock_timestamp())
+  on conflict (connection_id, message_id) do nothing
+  returning id
+)
+select ins.id, pg_notify('${inboundEventsChannel}', '') as notified from ins`;
+
+const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
+
+/**
+ * Accepts one event into the ingest outbox, exactly once per (connection, messageId): the first insert wins and
+ * answers 202 once it has committed; every later post of the message answers 409 with the first eventId. Temporal is
+ * not called: a relay claims the row and starts its processing (relay-inbound-events.ts), so acceptance neither
+ * waits on nor fails with the Temporal server.
+ */
+export async function acceptInboundEvent(deps: { em: EntityManager }, connection: Connection, event: InboundEnvelope): Promise<AcceptResult> {
+  const eventId = newId('iev_');
+  const inserted = await deps.em.execute<Array<{ id: string }>>(acceptSql, [
+    eventId,
+    connection.accountId,
+    connection.id,
+    event.messageId,
+    event.eventType,
+    event.occurredAt,
+    event.clientUserId ?? null,
+    json(event.attributes),
+    json(event.endpoints),
+    json(event.raw),
+    ingestWorkflowId(connection.id, event.messageId),
+  ]);
+  if (inserted.length > 0) return { messageId: event.messageId, eventId, duplicate: false };
+  const [existing] = await deps.em.execute<Array<{ id: string }>>(
+    'select id from inbound_events where connection_id = ? and message_id = ?',
+    [connection.id, event.messageId],
+  );
+  return { messageId: event.messageId, eventId: existing!.id, duplicate: true };
 }

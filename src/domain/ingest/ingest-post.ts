@@ -31,8 +31,8 @@ const signatureErrors: Record<WebhookVerifyFailure, DomainError> = {
 /**
  * `POST /v1/in/{inboundKey}`, in the order its answers are decided: the connection (404, or 403 when paused), the
  * signature over the raw bytes (401), the connection's rate limit (429), the body (400: not JSON, text that cannot
- * be stored, or not an event), then each event is stored and its run started (202), unless its messageId was
- * already accepted (409).
+ * be stored, or not an event), then each event is committed to the ingest outbox (202), unless its messageId was
+ * already accepted (409). Nothing here calls Temporal: the relay starts the processing after the commit.
  */
 export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new Date()): Promise<IngestResult> {
   const connection = await deps.em.findOne(Connection, { inboundKey: post.inboundKey, deletedAt: null });
@@ -61,10 +61,23 @@ export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new D
 
   const results: AcceptResult[] = [];
   for (const event of normalised.events) results.push(await acceptInboundEvent(deps, connection, event));
-  await noteConnectionTraffic(deps.em, connection.id, 'inbound', now);
+  if (shouldNoteTraffic(connection.id, now)) await noteConnectionTraffic(deps.em, connection.id, 'inbound', now);
 
   const batch = typeof body === 'object' && body !== null && Array.isArray((body as { batch?: unknown }).batch);
   return batch ? { kind: 'batch', results } : { kind: 'single', result: results[0]! };
+}
+
+/**
+ * lastInboundAt moves at most once a second (noteConnectionTraffic); this process skips the round trip altogether
+ * when it moved it less than a second ago, so a busy connection costs one UPDATE a second per API instance.
+ */
+const lastNoted = new Map<string, number>();
+function shouldNoteTraffic(connectionId: string, now: Date): boolean {
+  const last = lastNoted.get(connectionId);
+  if (last !== undefined && now.getTime() - last < 1000) return false;
+  if (lastNoted.size > 10_000) lastNoted.clear();
+  lastNoted.set(connectionId, now.getTime());
+  return true;
 }
 
 async function consumeOrRefuse(deps: IngestDeps, key: string, limit: RateLimit, points: number): Promise<void> {

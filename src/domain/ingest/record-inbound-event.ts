@@ -22,33 +22,50 @@ export type LinkOutcome =
  *   onto the visitor; events still held for that person are released);
  * - otherwise HELD until someone links that clientUserId.
  */
-export async function recordInboundEvent(
+export function recordInboundEvent(
   deps: { em: EntityManager; temporal: { client: Client } },
   accepted: AcceptedEvent,
   config: EventConfig,
+): Promise<LinkOutcome> {
+  return linkInboundEvent(deps, accepted, config, (tx) => storeInboundEvent(tx, accepted));
+}
+
+/**
+ * Links a stored event (see recordInboundEvent), after `store` has made sure its row exists (within each
+ * transaction). A held event's `workflowId` becomes `accepted.workflowId`, the id of the run that waits for its person.
+ */
+export async function linkInboundEvent(
+  deps: { em: EntityManager; temporal: { client: Client } },
+  accepted: AcceptedEvent,
+  config: EventConfig,
+  store: (tx: EntityManager) => Promise<void> = async () => undefined,
 ): Promise<LinkOutcome> {
   const { event } = accepted;
   if (config.eventTypes && !config.eventTypes.includes(event.eventType)) {
     const reason = `eventType ${event.eventType} is not among the connection's eventTypes`;
     await deps.em.transactional(async (tx) => {
-      await storeInboundEvent(tx, accepted);
+      await store(tx);
       await tx.nativeUpdate(InboundEvent, { id: accepted.eventId }, { status: 'IGNORED', statusReason: reason, processedAt: new Date() });
     });
     return { outcome: 'ignored', reason };
   }
   if (!event.clientUserId) {
-    await storeInboundEvent(deps.em, accepted);
+    await store(deps.em);
     return { outcome: 'anonymous' };
   }
   const clientUserId = event.clientUserId;
 
   const result = await deps.em.transactional(async (tx) => {
-    await storeInboundEvent(tx, accepted);
+    await store(tx);
     await lockPerson(tx, accepted.accountId, clientUserId);
     const details = { attributes: event.attributes, email: event.endpoints?.email, phone: event.endpoints?.phone };
     const known = await tx.findOne(Visitor, { accountId: accepted.accountId, clientUserId });
     if (!known && !config.createVisitors) {
-      await tx.nativeUpdate(InboundEvent, { id: accepted.eventId, status: 'RECEIVED' }, { status: 'HELD', statusReason: `waiting for visitor ${clientUserId}` });
+      await tx.nativeUpdate(
+        InboundEvent,
+        { id: accepted.eventId, status: 'RECEIVED' },
+        { status: 'HELD', statusReason: `waiting for visitor ${clientUserId}`, workflowId: accepted.workflowId },
+      );
       return { outcome: 'held' as const };
     }
     const { visitor } = await upsertVisitor(tx, accepted.accountId, clientUserId, details);

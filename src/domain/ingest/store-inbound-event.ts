@@ -29,6 +29,9 @@ export async function storeInboundEvent(em: EntityManager, accepted: AcceptedEve
       raw: event.raw ?? null,
       status: 'RECEIVED',
       workflowId: accepted.workflowId,
+      // Written by the event's own run (a run started before the outbox, whose row was never committed): the run
+      // already exists, so the relay must not start another.
+      workflowStartedAt: new Date(),
       createdAt: new Date(),
     })
     .onConflict(['connectionId', 'messageId'])

@@ -6,8 +6,10 @@ export const inboundEventStatuses = ['RECEIVED', 'HELD', 'PROCESSED', 'IGNORED',
 export type InboundEventStatus = (typeof inboundEventStatuses)[number];
 
 /**
- * An event a client posted, normalised to the ingest envelope. (connection, messageId) is unique: the same message
- * never starts a second run. `workflowStartedAt` is set once its run `ingest:<connectionId>:<messageId>` exists.
+ * An event a client posted, normalised to the ingest envelope, and the ingest outbox. (connection, messageId) is
+ * unique: the insert that wins answers 202, every other 409. A relay claims RECEIVED rows into a batch
+ * (`relayBatchId`), starts the batch's run and sets `workflowStartedAt`; `workflowId` names the run that processes
+ * the event (the batch's, or `ingest:<connectionId>:<messageId>` once the event is held).
  */
 export const InboundEvent = defineEntity({
   name: 'InboundEvent',
@@ -28,6 +30,9 @@ export const InboundEvent = defineEntity({
     visitorId: p.uuid().nullable(),
     workflowId: p.string().length(400),
     workflowStartedAt: p.datetime().nullable(),
+    /** The relay's batch this event was claimed into; its run is `ingest-batch:<relayBatchId>`. */
+    relayBatchId: p.string().length(40).nullable(),
+    relayClaimedAt: p.datetime().nullable(),
     routingOutcome: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     processedAt: p.datetime().nullable(),

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { pino } from 'pino';
+import { startRelayLoop, type RunningRelay } from '../../src/outbox/relay-loop.ts';
+import { query } from '../support/db.ts';
+
+const logger = pino({ level: 'silent' });
+let relay: RunningRelay | undefined;
+afterEach(async () => {
+  await relay?.stop();
+  relay = undefined;
+});
+
+/** A relay whose batches report to the test: each call resolves `next()` with the call's number. */
+function observedRelay(channel: string, relayBatch: (call: number) => Promise<number>, pollIntervalMs = 60_000) {
+  let calls = 0;
+  const waiters: Array<(call: number) => void> = [];
+  relay = startRelayLoop({
+    name: 'test',
+    databaseUrl: inject('databaseUrl'),
+    channel,
+    pollIntervalMs,
+    logger,
+    relayBatch: async () => {
+      calls += 1;
+      const call = calls;
+      try {
+        return await relayBatch(call);
+      } finally {
+        waiters.splice(0).forEach((resolve) => resolve(call));
+      }
+    },
+  });
+  return { next: () => new Promise<number>((resolve) => waiters.push(resolve)) };
+}
+
+describe('the outbox relay loop', () => {
+  it('looks again at once while batches find work, then waits for a NOTIFY (the poll is an hour away)', async () => {
+    const channel = `relay_${randomUUID().replaceAll('-', '')}`;
+    const found = [3, 2, 0];
+    const observed = observedRelay(channel, async (call) => found[call - 1] ?? 0);
+    // The listener's first connection wakes the loop once as well, so wait until it has drained that.
+    while ((await observed.next()) < 3);
+    const woken = observed.next();
+    await query('select pg_notify($1, $2)', [channel, '']);
+    expect(await woken).toBeGreaterThanOrEqual(4);
+  });
+
+  it('keeps going after a failing batch: the rows stay, and the next attempt relays them', async () => {
+    const channel = `relay_${randomUUID().replaceAll('-', '')}`;
+    const outcomes: Array<'fail' | number> = ['fail', 'fail', 5, 0];
+    const moved: number[] = [];
+    const observed = observedRelay(
+      channel,
+      async (call) => {
+        const outcome = outcomes[call - 1] ?? 0;
+        if (outcome === 'fail') throw new Error('Temporal is down');
+        moved.push(outcome);
+        return outcome;
+      },
+      10,
+    );
+    while ((await observed.next()) < 4);
+    expect(moved.slice(0, 2)).toEqual([5, 0]);
+  });
+
+  it('stops while idle, and does not call again after stop', async () => {
+    const channel = `relay_${randomUUID().replaceAll('-', '')}`;
+    let calls = 0;
+    const observed = observedRelay(channel, async () => {
+      calls += 1;
+      return 0;
+    });
+    await observed.next();
+    await relay!.stop();
+    const after = calls;
+    await query('select pg_notify($1, $2)', [channel, '']);
+    relay!.wake();
+    expect(calls).toBe(after);
+  });
+});
