@@ -9,8 +9,8 @@
  * the same server. Figures go to stdout, progress to stderr; the last stdout line is one JSON object.
  *
  * Environment (all optional): N lifecycles per path (100), CONCURRENCY lifecycles in flight (8), WARMUP lifecycles per
- * path before measuring (8, not counted), SETTLE_TIMEOUT_S to wait for the job runs and their event fan-outs to close
- * (300), LOADED_N lifecycles in the loaded phase, run last (24), LOAD_DELIVERIES webhook deliveries kept open during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop
+ * path before measuring (8, not counted), SETTLE_TIMEOUT_S to wait for the job runs to close and their events to be
+ * stored (300), LOADED_N lifecycles in the loaded phase, run last (24), LOAD_DELIVERIES webhook deliveries kept open during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop
  * ingest clients during it (16), LOAD_RAMP_S of load before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls
  * still in flight then count at their time so far), FLOOR_N runs of the
  * Temporal floor (200, FLOOR_CONCURRENCY in flight, 16), SHARED_QUEUE=1 to run job runs on the bulk task queue and
@@ -308,27 +308,26 @@ async function runPhase(
 interface RunCounts {
   jobRuns: number;
   jobCompleted: number;
-  fanOuts: number;
-  fanOutsCompleted: number;
+  /** The account's outbound events, stored with their deliveries (none here: no endpoint) when published. */
+  eventsStored: number;
   running: number;
 }
 
 async function countRuns(stack: Stack, accountId: string): Promise<RunCounts> {
   const workflow = stack.temporal.client.workflow;
   const scope = (type: string) => `WorkflowType = "${type}" AND AccountId = "${accountId}"`;
-  const [jobRuns, jobCompleted, fanOuts, fanOutsCompleted, running] = await Promise.all([
+  const [jobRuns, jobCompleted, events, running] = await Promise.all([
     workflow.count(scope('recordingJob')),
     workflow.count(`${scope('recordingJob')} AND ExecutionStatus = "Completed"`),
-    workflow.count(scope('fanOutEvent')),
-    workflow.count(`${scope('fanOutEvent')} AND ExecutionStatus = "Completed"`),
+    stack.sql.query<{ n: string }>('select count(*) as n from outbound_events where account_id = $1', [accountId]),
     workflow.count(`AccountId = "${accountId}" AND ExecutionStatus = "Running"`),
   ]);
-  return { jobRuns: jobRuns.count, jobCompleted: jobCompleted.count, fanOuts: fanOuts.count, fanOutsCompleted: fanOutsCompleted.count, running: running.count };
+  return { jobRuns: jobRuns.count, jobCompleted: jobCompleted.count, eventsStored: Number(events.rows[0]!.n), running: running.count };
 }
 
 /**
  * Waits until the account's job runs have all closed (each publishes its events after the caller has its answer,
- * then completes) and so have the fan-out runs of those events; at least `jobs` job runs and `events` fan-outs.
+ * then completes) and their events are stored; at least `jobs` job runs and `events` events.
  */
 async function waitForRuns(label: string, stack: Stack, accountId: string, jobs: number, events: number, signal: AbortSignal): Promise<RunCounts> {
   const deadline = Date.now() + SETTLE_TIMEOUT_S * 1000;
@@ -336,9 +335,9 @@ async function waitForRuns(label: string, stack: Stack, accountId: string, jobs:
   for (;;) {
     signal.throwIfAborted();
     const counts = await countRuns(stack, accountId);
-    const done = counts.running === 0 && counts.jobRuns >= jobs && counts.fanOuts >= events;
+    const done = counts.running === 0 && counts.jobRuns >= jobs && counts.eventsStored >= events;
     if (done || Date.now() - lastReport >= 2000) {
-      progress(`${label}: ${counts.jobCompleted}/${jobs} job runs and ${counts.fanOutsCompleted}/${events} event fan-outs completed, ${counts.running} running`);
+      progress(`${label}: ${counts.jobCompleted}/${jobs} job runs and ${counts.eventsStored}/${events} events stored, ${counts.running} running`);
       lastReport = Date.now();
     }
     if (done) return counts;
@@ -625,7 +624,7 @@ async function main(context: BenchContext): Promise<number> {
   out(`bench/jobs  N=${N}  LOADED_N=${LOADED_N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)  ${queues}`);
   out();
   printPhase('Service (HTTP -> Koa -> Temporal update -> job workflow -> activity -> Postgres)', service, httpLabel, N);
-  out(`  job runs                ${counts.jobCompleted} completed of ${counts.jobRuns} started; event fan-outs ${counts.fanOutsCompleted} completed of ${counts.fanOuts}; ${counts.running} running`);
+  out(`  job runs                ${counts.jobCompleted} completed of ${counts.jobRuns} started; events stored ${counts.eventsStored}; ${counts.running} running`);
   out(`                          (all closed ${fmt((settledAt - service.endedAt) / 1000, 1)} s after the last call; events stored: ${eventRows.map((row) => `${row.type} ${row.n}`).join(', ') || 'none'})`);
   out();
   printPhase(`Service under load (the same, while ${LOAD_DELIVERIES} webhook deliveries stay open and ${LOAD_INGEST_CLIENTS} clients post signed events)`, loaded, httpLabel, LOADED_N);
@@ -696,7 +695,7 @@ async function main(context: BenchContext): Promise<number> {
     direct.completed === N &&
     counts.jobCompleted === N &&
     counts.jobRuns === N &&
-    counts.fanOutsCompleted === 3 * N &&
+    counts.eventsStored === 3 * N &&
     ingestOthers.length === 0 &&
     webhookFigures.failures === 0;
   if (!ok) progress(`FAILED: ${unexpected} unexpected answers, lifecycles or runs that did not complete, or load that failed (see above)`);

@@ -83,6 +83,20 @@ const deliverySettings = {
 /** How pushes leave the worker: `log` records them as sent and calls nothing; `fcm` calls Firebase Cloud Messaging. */
 const pushProviders = ['log', 'fcm'] as const;
 
+/** The worker's delivery relay (src/outbox/delivery-relay.ts); the API has none. */
+const deliveryRelaySettings = {
+  /** Deliveries one run sends at most: at most 64, as the run lists their ids in one search attribute (2 KB). */
+  DELIVERY_BATCH_MAX: z.coerce.number().int().min(1).max(64).default(50),
+  /** Batches claimed and started side by side. */
+  DELIVERY_RELAY_LANES: z.coerce.number().int().min(1).max(16).default(2),
+  /** How often the relay looks for work without a NOTIFY. */
+  DELIVERY_RELAY_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** Under load (the last claim found deliveries), wait this long before the next claim so batches fill. */
+  DELIVERY_RELAY_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(20),
+  /** A batch claimed this long ago and never started (its relay died in between) is started again. */
+  DELIVERY_RELAY_RECOVER_AFTER_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+};
+
 const pushSettings = {
   PUSH_PROVIDER: z.enum(pushProviders).default('log'),
   /** A Firebase service account key (JSON); required when PUSH_PROVIDER is fcm. Read when the worker starts. */
@@ -120,6 +134,7 @@ const productionSchemas = {
     .object({
       ...sharedSettings,
       ...deliverySettings,
+      ...deliveryRelaySettings,
       ...pushSettings,
       ...metricsSettings,
       ...temporalMetricsSettings,
@@ -139,6 +154,7 @@ const embeddedSchema = z
   .object({
     ...sharedSettings,
     ...deliverySettings,
+    ...deliveryRelaySettings,
     ...ingestSettings,
     ...ingestRelaySettings,
     ...pushSettings,

@@ -1,11 +1,12 @@
-import { defineQuery, startChild } from '@temporalio/workflow';
+import { defineQuery, startChild, type ActivityOptions } from '@temporalio/workflow';
 import { AccountId, EntityId, EntityType, EventType } from '../src/temporal/search-attributes.ts';
 import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
 
 /**
  * The contract of one delivery run: one outbound event to one endpoint, its HTTP attempts retried with exponential
- * backoff. The fan-out run starts it as a child (`startDeliveryChild`), a redelivery from the API (`startDelivery`);
- * both go through `deliveryStartOptions`, so the run looks the same in the Temporal UI either way.
+ * backoff. Retired, kept for in-flight runs: deliveries now go through the outbox and `deliverBatch`
+ * (deliver-batch.contract.ts). The retired fan-out run starts it as a child (`startDeliveryChild`); `startDelivery`
+ * is left for the workflow tests. Its retry options (`attemptOptions`) and types are shared with `deliverBatch`.
  */
 export const deliverWebhookWorkflowType = 'deliverWebhook';
 
@@ -39,6 +40,23 @@ export const deliveryState = defineQuery<DeliveryState>('state');
 
 /** Error types after which another attempt cannot help; everything else is retried on the schedule. */
 export const nonRetryableDeliveryErrors = ['DeliveryRejected', 'EndpointUnavailable'];
+
+/** Room beyond the HTTP timeout for what an attempt does around the request: reads, signing, recording the attempt. */
+const attemptOverheadMs = 15_000;
+/** Runs started before the HTTP timeout was carried used a fixed 30 s per attempt. */
+const legacyAttemptTimeoutMs = 30_000;
+
+/** How a delivery's attempt activity runs and retries, in a `deliverWebhook` run and in a `deliverBatch` run alike. */
+export const attemptOptions = (retry: DeliveryRetry): ActivityOptions => ({
+  startToCloseTimeout: retry.timeoutMs === undefined ? legacyAttemptTimeoutMs : retry.timeoutMs + attemptOverheadMs,
+  retry: {
+    initialInterval: retry.initialMs,
+    backoffCoefficient: retry.backoff,
+    maximumInterval: '10 hours',
+    maximumAttempts: retry.maxAttempts,
+    nonRetryableErrorTypes: nonRetryableDeliveryErrors,
+  },
+});
 
 export const deliveryWorkflowId = (eventId: string, endpointId: string) => `delivery:${eventId}:${endpointId}`;
 export const redeliveryWorkflowId = (eventId: string, endpointId: string, deliveryId: string) =>

@@ -1,14 +1,9 @@
 import { ActivityFailure, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { failureReason } from './failure-reason.ts';
-import { deliveryState, nonRetryableDeliveryErrors, type DeliverWebhookInput, type DeliveryState } from './deliver-webhook.contract.ts';
+import { attemptOptions, deliveryState, type DeliverWebhookInput, type DeliveryState } from './deliver-webhook.contract.ts';
 
 const { finishDelivery } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
-
-/** Room beyond the HTTP timeout for what an attempt does around the request: reads, signing, recording the attempt. */
-const attemptOverheadMs = 15_000;
-/** Runs started before the HTTP timeout was carried used a fixed 30 s per attempt. */
-const legacyAttemptTimeoutMs = 30_000;
 
 /**
  * One delivery (`delivery:<eventId>:<endpointId>`): HTTP attempts as an activity, retried with exponential backoff
@@ -16,16 +11,7 @@ const legacyAttemptTimeoutMs = 30_000;
  */
 export async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryState> {
   const { retry } = input;
-  const { attemptDelivery } = proxyActivities<Activities>({
-    startToCloseTimeout: retry.timeoutMs === undefined ? legacyAttemptTimeoutMs : retry.timeoutMs + attemptOverheadMs,
-    retry: {
-      initialInterval: retry.initialMs,
-      backoffCoefficient: retry.backoff,
-      maximumInterval: '10 hours',
-      maximumAttempts: retry.maxAttempts,
-      nonRetryableErrorTypes: nonRetryableDeliveryErrors,
-    },
-  });
+  const { attemptDelivery } = proxyActivities<Activities>(attemptOptions(retry));
 
   let state: DeliveryState = { status: 'pending' };
   setHandler(deliveryState, () => state);

@@ -5,7 +5,8 @@ import type { DeliveryRetry } from './deliver-webhook.contract.ts';
 
 /**
  * The contract of the fan-out run of one published event (`event:<eventId>`): it records one delivery per
- * subscribed endpoint and starts a delivery run for each.
+ * subscribed endpoint and starts a delivery run for each. Retired, kept for in-flight runs: `publishEvent` now writes
+ * the event and its deliveries to the outbox in one statement, and the relay starts `deliverBatch` runs.
  */
 export const fanOutEventWorkflowType = 'fanOutEvent';
 

@@ -7,7 +7,7 @@ interface Sql {
 }
 
 /** The facts every bench prints about the machine it ran on, so a figure is never read without them. */
-export async function machineLines(sql: Sql, loadAtStart: number[]): Promise<string[]> {
+export async function machineLines(sql: Sql, loadAtStart: number[], temporalStore = 'in-memory'): Promise<string[]> {
   const { rows } = await sql.query<{ version: string }>('select version()');
   const temporalCli = spawnSync('temporal', ['--version'], { encoding: 'utf8' });
   return [
@@ -17,6 +17,6 @@ export async function machineLines(sql: Sql, loadAtStart: number[]): Promise<str
     `  Node                                  ${process.version}`,
     `  PostgreSQL                            ${rows[0]?.version ?? 'unknown'}  (${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded'})`,
     `  load average at start (1/5/15 min)    ${loadAtStart.map((value) => fmt(value, 2)).join(' / ')}`,
-    `  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, in-memory)`,
+    `  Temporal                              ${temporalCli.status === 0 ? temporalCli.stdout.trim() : 'unknown'} (dev server, ${temporalStore})`,
   ];
 }

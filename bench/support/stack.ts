@@ -110,6 +110,8 @@ export interface StackOptions {
   namespace?: string;
   delivery: DeliverySettings;
   outboundAllowCidrs?: string;
+  /** Keep the dev server's state in this SQLite file (as `npm start` does), with these pragmas; in memory when absent. */
+  temporalDb?: { filename: string; sqlitePragmas?: Record<string, string> | undefined } | undefined;
 }
 
 /** The shared part of every bench's stack: a scratch database (migrated), a Temporal dev server, the bundle. */
@@ -137,8 +139,12 @@ export async function startStack(context: BenchContext, progress: Progress, opti
   teardown.add('database', database.drop);
   context.signal.throwIfAborted();
 
-  progress('starting the Temporal dev server');
-  const temporalServer = await startEmbeddedTemporal({ namespace, progress });
+  progress(`starting the Temporal dev server (${options.temporalDb ? `SQLite file ${options.temporalDb.filename}` : 'in memory'})`);
+  const temporalServer = await startEmbeddedTemporal({
+    namespace,
+    progress,
+    ...(options.temporalDb ? { dbFilename: options.temporalDb.filename, sqlitePragmas: options.temporalDb.sqlitePragmas } : {}),
+  });
   teardown.add('Temporal dev server', temporalServer.stop);
   context.signal.throwIfAborted();
 

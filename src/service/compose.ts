@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import { createApiMetrics } from '../metrics/api-metrics.ts';
 import { createWorkerMetrics } from '../metrics/worker-metrics.ts';
 import { createOutboundHttpClient } from '../outbound/http-client.ts';
+import { defaultDeliveryRelaySettings, type DeliveryRelaySettings } from '../outbox/delivery-relay.ts';
 import { createPushProvider, type PushSettings } from '../outbound/push/create-push-provider.ts';
 import { createIngestRateLimiter, type RateLimit } from '../persistence/ingest-rate-limiter.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
@@ -27,6 +28,8 @@ export interface ServiceSettings {
   secretsKey: string;
   outboundAllowCidrs?: string | undefined;
   delivery: DeliverySettings;
+  /** The worker's delivery relay; its defaults when absent. */
+  deliveryRelay?: DeliveryRelaySettings | undefined;
   /** How the worker sends pushes; the API sends none. */
   push: PushSettings;
   /** The ingest relay the worker runs (defaults: ingestRelayDefaults). */
@@ -55,6 +58,11 @@ interface DeliveryConfig {
   DELIVERY_MAX_ATTEMPTS: number;
   DELIVERY_TIMEOUT_MS: number;
   ENDPOINT_DISABLE_AFTER_HOURS: number;
+  DELIVERY_BATCH_MAX?: number;
+  DELIVERY_RELAY_LANES?: number;
+  DELIVERY_RELAY_POLL_MS?: number;
+  DELIVERY_RELAY_RECOVER_AFTER_MS?: number;
+  DELIVERY_RELAY_LINGER_MS?: number;
 }
 
 /** The worker's push settings; the API's configuration has none, which means the log provider. */
@@ -99,6 +107,13 @@ export function serviceSettingsFrom(
       maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
       timeoutMs: config.DELIVERY_TIMEOUT_MS,
       disableAfterHours: config.ENDPOINT_DISABLE_AFTER_HOURS,
+    },
+    deliveryRelay: {
+      batchMax: config.DELIVERY_BATCH_MAX ?? defaultDeliveryRelaySettings.batchMax,
+      lanes: config.DELIVERY_RELAY_LANES ?? defaultDeliveryRelaySettings.lanes,
+      pollIntervalMs: config.DELIVERY_RELAY_POLL_MS ?? defaultDeliveryRelaySettings.pollIntervalMs,
+      recoverAfterMs: config.DELIVERY_RELAY_RECOVER_AFTER_MS ?? defaultDeliveryRelaySettings.recoverAfterMs,
+      lingerMs: config.DELIVERY_RELAY_LINGER_MS ?? defaultDeliveryRelaySettings.lingerMs,
     },
     push: pushSettingsFrom(config),
     ingestRelay: {

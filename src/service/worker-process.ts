@@ -7,6 +7,7 @@ import { createTemporalClients } from '../temporal/client.ts';
 import type { TemporalAccess } from '../temporal/temporal-access.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
+import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/delivery-relay.ts';
 import { createActivityDeps, ingestRelayDefaults, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
 
 export interface ServiceWorker {
@@ -14,7 +15,7 @@ export interface ServiceWorker {
   taskQueues: string[];
   /** Settles when every worker has stopped; rejects as soon as one fails. */
   finished: Promise<void>;
-  /** Stops the relay, drains the workers and releases what they opened. */
+  /** Stops the relays, drains the workers and releases what they opened. */
   stop(): Promise<void>;
 }
 
@@ -26,8 +27,8 @@ const interactivePoolMax = 4;
  * (deliveries, fan-outs, ingest batches, experiences, A/B tests, and job runs started before the interactive queue
  * existed), and one on the interactive queue (recording jobs), with slots, a workflow thread and a Postgres pool of
  * its own so that a backlog of bulk work never holds up a job step. Both register every workflow type and activity;
- * when the two queue names are the same, one worker polls it. And the ingest relay (accepted events → `ingestBatch`
- * runs on the bulk queue).
+ * when the two queue names are the same, one worker polls it. And the two outbox relays, both starting runs on the bulk
+ * queue: accepted inbound events → `ingestBatch` runs, published deliveries → `deliverBatch` runs.
  */
 export async function startServiceWorker(
   settings: ServiceSettings,
@@ -40,9 +41,9 @@ export async function startServiceWorker(
   const taskQueues = [...new Set([settings.taskQueue, interactiveTaskQueueOf(settings)])];
   const workers: RunningWorker[] = [];
   const pools: Orm[] = [];
-  let relay: RunningRelay | undefined;
+  const relays: RunningRelay[] = [];
   const release = async () => {
-    await relay?.stop();
+    await Promise.all(relays.map((relay) => relay.stop()));
     await Promise.all(workers.map((worker) => worker.shutdown()));
     await Promise.all(pools.map((pool) => pool.close()));
     await deps.close();
@@ -57,7 +58,17 @@ export async function startServiceWorker(
       }
       workers.push(await startWorker({ ...base, deps: workerDeps, taskQueue }));
     }
-    relay = startIngestRelay(settings, orm, deps.temporal);
+    relays.push(
+      startIngestRelay(settings, orm, deps.temporal),
+      startDeliveryRelay({
+        databaseUrl: settings.databaseUrl,
+        orm,
+        temporal: deps.temporal,
+        delivery: settings.delivery,
+        settings: settings.deliveryRelay ?? defaultDeliveryRelaySettings,
+        logger: settings.logger,
+      }),
+    );
   } catch (error) {
     await release().catch(() => undefined);
     throw error;

@@ -33,6 +33,12 @@ export const CurrentNode = defineSearchAttributeKey('CurrentNode', SearchAttribu
  */
 export const AbTestState = defineSearchAttributeKey('AbTestState', SearchAttributeType.KEYWORD_LIST);
 
+/**
+ * The deliveries a batched delivery run (`deliveries:<batchId>`) sends, so an operator finds one delivery's run with
+ * `DeliveryId = "dlv_…"`. A keyword list for the same reason as AbTestState, and because a run sends several.
+ */
+export const DeliveryId = defineSearchAttributeKey('DeliveryId', SearchAttributeType.KEYWORD_LIST);
+
 export const searchAttributes = [
   AccountId,
   AppId,
@@ -46,6 +52,7 @@ export const searchAttributes = [
   RunStatus,
   CurrentNode,
   AbTestState,
+  DeliveryId,
 ];
 
 /** The attributes of a delivery run, set alike whether the fan-out or a redelivery starts it. */

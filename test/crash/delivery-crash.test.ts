@@ -10,7 +10,8 @@ import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { newAccount } from '../support/api.ts';
 import { killWorker, startWorkerProcess } from '../support/instances.ts';
 import { newEndpoint, waitForDeliveries } from '../support/webhooks.ts';
-import { deliveryWorkflowId } from '../../workflows/deliver-webhook.contract.ts';
+import { claimDeliveryBatch } from '../../src/domain/deliveries/relay-deliveries.ts';
+import { query } from '../support/db.ts';
 
 let scratch: string;
 let orm: Orm;
@@ -29,6 +30,26 @@ afterAll(async () => {
   await orm?.close();
   await rm(scratch, { recursive: true, force: true });
 });
+
+/** The run that sends the event's one delivery, once the relay has claimed it. */
+async function batchRunOf(eventId: string, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await query<{ workflow_id: string | null }>('select workflow_id from deliveries where event_id = $1', [eventId]);
+    if (row?.workflow_id) return row.workflow_id;
+    if (Date.now() > deadline) throw new Error(`the delivery of ${eventId} was not claimed within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Waits until a relay has started the batch's run and marked the batch started. */
+async function waitForBatchStarted(batchId: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await query('select 1 from delivery_batches where id = $1 and started_at is not null', [batchId])).length === 0) {
+    if (Date.now() > deadline) throw new Error(`batch ${batchId} was not started within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 describe('a delivery in flight survives a worker crash', () => {
   it('completes exactly once, under the same webhook-id, after the worker is killed mid-retry', { timeout: 120_000 }, async () => {
@@ -53,7 +74,7 @@ describe('a delivery in flight survives a worker crash', () => {
 
       track(await startWorkerProcess(taskQueue, { NODE_EXTRA_CA_CERTS: caFile }));
       // Once the delivery's run has ended, no attempt can follow: the count below is final.
-      expect(await client.workflow.getHandle(deliveryWorkflowId(eventId, endpoint.endpointId)).result()).toEqual({ status: 'succeeded' });
+      expect(await client.workflow.getHandle(await batchRunOf(eventId)).result()).toEqual({ succeeded: 1, failed: 0 });
       const [delivery] = await waitForDeliveries(account, endpoint.endpointId, (items) => items[0]?.status === 'succeeded', 60_000);
 
       expect(endpoint.receiver.requests).toHaveLength(2);
@@ -90,8 +111,44 @@ describe('a delivery in flight survives a worker crash', () => {
       expect(aborted.attempts[0]).toMatchObject({ attemptNumber: 1, outcome: 'error', error: expect.stringMatching(/^aborted: /) });
 
       track(await startWorkerProcess(taskQueue, { NODE_EXTRA_CA_CERTS: caFile, DELIVERY_TIMEOUT_MS: '60000' }));
-      expect(await client.workflow.getHandle(deliveryWorkflowId(eventId, endpoint.endpointId)).result()).toEqual({ status: 'succeeded' });
+      expect(await client.workflow.getHandle(await batchRunOf(eventId)).result()).toEqual({ succeeded: 1, failed: 0 });
       expect(endpoint.receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId]);
+    } finally {
+      await endpoint.receiver.close();
+    }
+  });
+
+  it('loses nothing when a relay dies between committing its claim and starting the batch, and never sends it twice', { timeout: 120_000 }, async () => {
+    const caFile = join(scratch, 'receiver-ca-relay.pem');
+    await writeFile(caFile, inject('receiverCert'));
+    const taskQueue = `relay-crash-${randomUUID()}`;
+    const account = await newAccount();
+    const endpoint = await newEndpoint(account, ['webhook.test']);
+    try {
+      const client = new Client({ connection, namespace: inject('namespace') });
+      const { eventId } = await publishEvent(
+        { em: orm.em.fork(), temporal: { client, taskQueue }, delivery: { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 5, timeoutMs: 5000, disableAfterHours: 120 } },
+        { accountId: account.accountId, type: 'webhook.test', data: { result: { relayCrash: true } } },
+      );
+      // What a relay leaves behind when it dies right after its claim committed: the batch and its rows, no run.
+      const claimed = await claimDeliveryBatch(orm.em.fork(), taskQueue, 100);
+      expect(claimed?.deliveries.map((delivery) => delivery.eventId)).toEqual([eventId]);
+      const batchRun = await batchRunOf(eventId);
+      await expect(client.workflow.getHandle(batchRun).describe()).rejects.toThrow(/not found/i);
+
+      // The next relay on that queue finds the batch unstarted, and starts it under the id of the claim.
+      track(await startWorkerProcess(taskQueue, { NODE_EXTRA_CA_CERTS: caFile, DELIVERY_RELAY_RECOVER_AFTER_MS: '500', DELIVERY_RELAY_POLL_MS: '100' }));
+      await waitForBatchStarted(claimed!.batchId);
+      expect(await client.workflow.getHandle(batchRun).result()).toEqual({ succeeded: 1, failed: 0 });
+      expect(endpoint.receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId]);
+
+      // A relay that died after the start but before marking it: starting it again finds the finished run and sends
+      // nothing. The batch is marked started once that start has been tried.
+      await query(`update delivery_batches set started_at = null, claimed_at = now() - interval '1 hour' where id = $1`, [claimed!.batchId]);
+      await waitForBatchStarted(claimed!.batchId);
+      const runs = await client.workflow.count(`WorkflowId = '${batchRun}'`);
+      expect(runs.count).toBe(1);
+      expect(endpoint.receiver.requests).toHaveLength(1);
     } finally {
       await endpoint.receiver.close();
     }

@@ -1,6 +1,5 @@
 import { expect } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { fanOutWorkflowId } from '../../workflows/fan-out-event.contract.ts';
 import { call, type ApiResponse, type TestAccount } from './api.ts';
 import { query } from './db.ts';
 import type { ReceivedRequest, TestReceiver } from './receiver.ts';
@@ -42,9 +41,9 @@ export async function waitForFinishedDelivery(account: TestAccount, endpointId: 
 
 /**
  * Waits until the outbound events of these accounts can cause no further request, and fails when that takes longer
- * than the timeout. An event's fan-out run (`event:<eventId>`) decides which endpoints get a delivery: once it has
- * closed, every delivery the event will ever have has its row. A delivery run that has closed makes no further
- * attempt. Events emitted meanwhile (endpoint.disabled, from a delivery's attempt) are found and settled too.
+ * than the timeout. An event is stored with every delivery it will ever have (one statement); each delivery is
+ * claimed by the relay into a batch run, whose id its row then names, and a batch run that has closed makes no
+ * further attempt. Events emitted meanwhile (endpoint.disabled, from a delivery's attempt) are found and settled too.
  * Whatever else emits the accounts' events (the test's own calls, a job's run) must be done before this is called.
  */
 export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_000): Promise<void> {
@@ -58,14 +57,23 @@ export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_
       const unsettled = events.filter((event) => !settled.has(event.id));
       if (unsettled.length === 0) return;
       for (const { id } of unsettled) {
-        await waitForRunClosed(client, fanOutWorkflowId(id), remaining());
-        const deliveries = await query<{ workflow_id: string }>('select workflow_id from deliveries where event_id = $1', [id]);
-        await Promise.all(deliveries.map((delivery) => waitForRunClosed(client, delivery.workflow_id, remaining())));
+        const runs = await claimedRuns(id, deadline);
+        await Promise.all(runs.map((workflowId) => waitForRunClosed(client, workflowId, remaining())));
         settled.add(id);
       }
     }
   } finally {
     await close();
+  }
+}
+
+/** The runs that send an event's deliveries, once the relay has claimed every one of them into a batch. */
+async function claimedRuns(eventId: string, deadline: number): Promise<string[]> {
+  for (;;) {
+    const rows = await query<{ workflow_id: string | null }>('select workflow_id from deliveries where event_id = $1', [eventId]);
+    if (rows.every((row) => row.workflow_id !== null)) return [...new Set(rows.map((row) => row.workflow_id!))];
+    if (Date.now() > deadline) throw new Error(`the deliveries of ${eventId} were not claimed into a batch run in time`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 

@@ -34,7 +34,10 @@ export const deliverySchema = z
     lastStatusCode: z.number().int().nullable(),
     failureReason: z.string().nullable(),
     redeliveryOf: z.string().nullable(),
-    workflowId: z.string().meta({ description: 'The Temporal workflow id of this delivery.' }),
+    workflowId: z.string().nullable().meta({
+      description:
+        'The Temporal workflow that sends this delivery: `deliveries:<batchId>`, a run that sends several deliveries side by side (its `deliveries` query lists them). Null for the moment between the publish and the relay claiming it.',
+    }),
     createdAt: timestamp,
     completedAt: timestamp.nullable(),
   })
@@ -56,7 +59,7 @@ export function toDeliveryResponse(delivery: Delivery): z.infer<typeof deliveryS
     lastStatusCode: delivery.lastStatusCode ?? null,
     failureReason: delivery.failureReason ?? null,
     redeliveryOf: delivery.redeliveryOf ?? null,
-    workflowId: delivery.workflowId,
+    workflowId: delivery.workflowId ?? null,
     createdAt: delivery.createdAt.toISOString(),
     completedAt: delivery.completedAt?.toISOString() ?? null,
   };

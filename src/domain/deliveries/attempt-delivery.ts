@@ -132,6 +132,8 @@ async function disableEndpoint(deps: AttemptDeps, endpoint: Endpoint, reason: st
     eventId: derivedId('evt_', 'endpoint.disabled', endpoint.id, causeKey),
     accountId: endpoint.accountId,
     type: 'endpoint.disabled',
+    // It is being disabled: it gets no delivery of its own disable, as if this ran after the flush below.
+    exceptEndpointId: endpoint.id,
     data: { result: { endpointId: endpoint.id, url: endpoint.url, reason } },
   });
   endpoint.status = 'disabled';

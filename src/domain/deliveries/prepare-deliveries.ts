@@ -12,6 +12,7 @@ export interface DeliveryTarget {
 }
 
 /**
+ * For the retired `fanOutEvent` runs still in flight (new events write their deliveries in `publishEvent`).
  * Records one pending delivery per endpoint that should receive the event. Delivery ids derive from (event,
  * endpoint), so running this again after a crash finds the same rows instead of adding more.
  */

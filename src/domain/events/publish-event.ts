@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { OutboundEvent } from '../../persistence/entities/outbound-event.ts';
-import { newId } from '../../security/ids.ts';
+import { derivedId, newId } from '../../security/ids.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
-import { startFanOut } from '../../../workflows/fan-out-event.contract.ts';
-import { retryOf, type DeliverySettings } from '../deliveries/delivery-settings.ts';
+import { deliveryOutboxChannel } from '../deliveries/delivery-outbox.ts';
+import type { DeliverySettings } from '../deliveries/delivery-settings.ts';
 import { buildEnvelope, type EventInput } from './envelope.ts';
 
 export interface PublishDeps {
   em: EntityManager;
+  /** Its task queue names the relay (the workers on that queue) that sends the deliveries. */
   temporal: TemporalAccess;
   delivery: DeliverySettings;
 }
@@ -15,31 +15,65 @@ export interface PublishDeps {
 export interface PublishInput extends EventInput {
   /** Give the same id to publish the same event again: it is stored and delivered once. */
   eventId?: string | undefined;
+  /** Deliver only to this endpoint, subscribed or not (the endpoint test, and events aimed at one endpoint). */
   onlyEndpointId?: string | undefined;
+  /** Deliver to every subscribed endpoint but this one (`endpoint.disabled`, about the endpoint being disabled). */
+  exceptEndpointId?: string | undefined;
 }
 
 /**
- * Emits an outbound event: stores its envelope, then starts its fan-out run, which delivers it to every subscribed,
- * enabled endpoint. Both steps are idempotent on the event id, so a caller that failed half-way can simply retry.
+ * Emits an outbound event into the delivery outbox: one SQL statement stores its envelope and one pending delivery
+ * per subscribed, enabled endpoint, and signals the relay (`pg_notify`, sent at commit). It answers as soon as that
+ * commits; the relay then claims the deliveries into a batch and starts the run that sends them. Nothing here calls
+ * Temporal, so no failure can leave an event without its deliveries or a delivery without a sender.
+ *
+ * Idempotent on the event id: the deliveries are written only with the event row, so publishing an event again
+ * (a caller retrying after a lost answer) finds it stored and adds nothing.
  */
 export async function publishEvent(deps: PublishDeps, input: PublishInput): Promise<{ eventId: string }> {
   const eventId = input.eventId ?? newId('evt_');
   const createdAt = new Date();
   const body = JSON.stringify(buildEnvelope(eventId, input, createdAt));
-  await deps.em
-    .createQueryBuilder(OutboundEvent)
-    .insert({ id: eventId, accountId: input.accountId, type: input.type, body, createdAt })
-    .onConflict('id')
-    .ignore()
-    .execute();
+  const endpoints = await targetEndpoints(deps.em, input);
 
-  await startFanOut(deps.temporal, {
-    version: 1,
-    eventId,
-    accountId: input.accountId,
-    eventType: input.type,
-    onlyEndpointId: input.onlyEndpointId,
-    retry: retryOf(deps.delivery),
-  });
+  const storeEvent = `insert into outbound_events (id, account_id, type, body, created_at) values (?, ?::uuid, ?, ?, ?::timestamptz)
+      on conflict (id) do nothing returning id`;
+  if (endpoints.length === 0) {
+    await deps.em.execute(storeEvent, [eventId, input.accountId, input.type, body, createdAt.toISOString()]);
+    return { eventId };
+  }
+  const rows = endpoints.map(() => '(?, ?)').join(', ');
+  await deps.em.execute(
+    `with event as (${storeEvent}),
+     delivery as (
+       insert into deliveries (id, account_id, event_id, endpoint_id, status, attempt_count, task_queue, created_at)
+       select target.id, ?::uuid, event.id, target.endpoint_id, 'pending', 0, ?, ?::timestamptz
+         from event, (values ${rows}) as target (id, endpoint_id)
+       returning 1
+     )
+     select pg_notify(?, '') from (select 1 from delivery limit 1) as written`,
+    [
+      eventId,
+      input.accountId,
+      input.type,
+      body,
+      createdAt.toISOString(),
+      input.accountId,
+      deps.temporal.taskQueue,
+      createdAt.toISOString(),
+      ...endpoints.flatMap((endpoint) => [derivedId('dlv_', eventId, endpoint.id), endpoint.id]),
+      deliveryOutboxChannel,
+    ],
+  );
   return { eventId };
+}
+
+/** The endpoints that receive the event now: enabled, not deleted, and subscribed to its type (or the one asked for). */
+async function targetEndpoints(em: EntityManager, input: PublishInput): Promise<Array<{ id: string }>> {
+  const which = input.onlyEndpointId ? 'id = ?' : 'event_types @> jsonb_build_array(?::text)';
+  const except = input.exceptEndpointId ? ' and id <> ?' : '';
+  return em.execute<Array<{ id: string }>>(
+    `select id from endpoints where account_id = ?::uuid and status = 'enabled' and deleted_at is null and ${which}${except} order by id`,
+    [input.accountId, input.onlyEndpointId ?? input.type, ...(input.exceptEndpointId ? [input.exceptEndpointId] : [])],
+  );
 }

@@ -8,6 +8,7 @@ import { Migration20261123005130_experiences } from './Migration20261123005130_e
 import { Migration20261123005133_connection_outbound_url } from './Migration20261123005133_connection_outbound_url.ts';
 import { Migration20261123015930_devices_and_segments } from './Migration20261123015930_devices_and_segments.ts';
 import { Migration20261123021358_ab_tests } from './Migration20261123021358_ab_tests.ts';
+import { Migration20261124030000_delivery_outbox } from './Migration20261124030000_delivery_outbox.ts';
 import { Migration20261124090000_ingest_outbox } from './Migration20261124090000_ingest_outbox.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
@@ -21,5 +22,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123005133_connection_outbound_url', class: Migration20261123005133_connection_outbound_url },
   { name: 'Migration20261123015930_devices_and_segments', class: Migration20261123015930_devices_and_segments },
   { name: 'Migration20261123021358_ab_tests', class: Migration20261123021358_ab_tests },
+  { name: 'Migration20261124030000_delivery_outbox', class: Migration20261124030000_delivery_outbox },
   { name: 'Migration20261124090000_ingest_outbox', class: Migration20261124090000_ingest_outbox },
 ];
