@@ -22,10 +22,10 @@ import { createConnection } from '../src/domain/connections/create-connection.ts
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import { systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
-import { buildWebhookHeaders } from '../src/security/standard-webhooks.ts';
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
 import { positiveInt } from './support/env.ts';
-import { driveLoad, type LoadRequest, type LoadResult } from './support/http-load.ts';
+import { driveLoad, type LoadResult } from './support/http-load.ts';
+import { signedEnvelopes, unlimitedIngest, type IngestTarget } from './support/ingest-load.ts';
 import { startIngestBaseline, type BaselineConnection } from './support/ingest-baseline.ts';
 import { PoolProbe } from './support/pg-probe.ts';
 import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext } from './support/stack.ts';
@@ -41,10 +41,6 @@ const DRAIN_TIMEOUT_S = positiveInt('DRAIN_TIMEOUT_S', 600);
 const FLOOR_UNITS = positiveInt('FLOOR_UNITS', 1000);
 /** The API's ORM pool; unset, createApiServices opens its own with connectOrm's default (10), as `npm run api` does. */
 const API_POOL_MAX = process.env.API_POOL_MAX ? positiveInt('API_POOL_MAX', 10) : undefined;
-/** clientUserIds are drawn from this many people. */
-const USERS = 1000;
-/** High enough that the limiter is consulted on every post (one round trip to Postgres) but never refuses. */
-const RATE_LIMIT = { perSecond: 1_000_000, burst: 1_000_000 };
 /** The bare server's pool, as large as the API's ORM pool. */
 const BASELINE_POOL_MAX = API_POOL_MAX ?? 10;
 // The production schedule; the ingest runs do not deliver anything, so these only matter to an unused code path.
@@ -58,36 +54,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const progress = (message: string) => process.stderr.write(`[bench:ingest] ${message}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
-interface Target {
-  origin: string;
-  inboundKey: string;
-  secret: string;
-}
-
-/** A fresh direct envelope per call, signed at the moment it is built (fresh timestamp per request). */
-const envelopeRequests =
-  (phase: string, target: Target) =>
-  (index: number): LoadRequest => {
-    const messageId = `msg-${runTag}-${phase}-${index}`;
-    const body = JSON.stringify({
-      version: '1',
-      messageId,
-      occurredAt: new Date().toISOString(),
-      eventType: 'order.completed',
-      clientUserId: `user-${Math.floor(Math.random() * USERS)}`,
-      attributes: { orderId: `ord-${index}`, total: Math.round(Math.random() * 50_000) / 100, currency: 'EUR', items: 1 + (index % 5), channel: 'web' },
-    });
-    const headers = buildWebhookHeaders({ id: messageId, timestamp: Math.floor(Date.now() / 1000), body, secrets: [target.secret] });
-    return { path: `/v1/in/${target.inboundKey}`, headers, body, tag: messageId };
-  };
-
-async function load(label: string, target: Target, phase: string, seconds: number, signal: AbortSignal): Promise<LoadResult> {
+async function load(label: string, target: IngestTarget, phase: string, seconds: number, signal: AbortSignal): Promise<LoadResult> {
   progress(`${label}: ${CLIENTS} clients for ${seconds} s against ${target.origin}`);
   const result = await driveLoad({
     origin: target.origin,
     clients: CLIENTS,
     durationMs: seconds * 1000,
-    next: envelopeRequests(phase, target),
+    next: signedEnvelopes(runTag, phase, target),
     signal,
     onProgress: (elapsedMs, accepted, other, since) =>
       progress(`${label}: ${fmt(elapsedMs / 1000, 0)} s, ${accepted} accepted (${fmt(since / 2, 0)}/s over the last 2 s), ${other} other answers`),
@@ -203,7 +176,7 @@ async function main(context: BenchContext): Promise<number> {
   await startBenchWorker(context, progress, stack);
 
   // The API as in its own process: its own ORM pool, its own Temporal client, the Postgres rate limiter.
-  const { services, api } = await startBenchApi(context, progress, stack, { poolMax: API_POOL_MAX, rateLimit: RATE_LIMIT });
+  const { services, api } = await startBenchApi(context, progress, stack, { poolMax: API_POOL_MAX, rateLimit: unlimitedIngest });
   // Stage timings: the two calls that leave the process besides the ORM's, wrapped where the API composes them
   // (before any request: the routes read these at request time).
   const rateLimitTimer = new StageTimer();

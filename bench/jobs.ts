@@ -3,13 +3,19 @@
  * update, execute, submit a recording, select it, accept, get), through the whole service: Koa, the job's Temporal
  * workflow (update validator, lock, activity, history), Postgres. Against two baselines measured in the same run
  * with the same client: the same HTTP API whose job handlers write to Postgres themselves (createJobRecord /
- * applyJobAction, no Temporal), and those domain functions called directly with no HTTP at all. Figures go to
- * stdout, progress to stderr.
+ * applyJobAction, no Temporal), and those domain functions called directly with no HTTP at all. Then the same
+ * lifecycles again while bulk work loads the machine (webhook deliveries to a local HTTPS receiver and signed events
+ * posted to POST /v1/in/{inboundKey}), to compare the update calls' p99 loaded with idle; and the Temporal floor on
+ * the same server. Figures go to stdout, progress to stderr; the last stdout line is one JSON object.
  *
  * Environment (all optional): N lifecycles per path (100), CONCURRENCY lifecycles in flight (8), WARMUP lifecycles per
- * path before measuring (8, not counted), SETTLE_TIMEOUT_S to wait for the job runs to close and their events to be stored
- * (300), DATABASE_URL (a server to create a scratch database on; embedded PostgreSQL otherwise), LOG_LEVEL for the
- * service's own logs on stderr (warn).
+ * path before measuring (8, not counted), SETTLE_TIMEOUT_S to wait for the job runs to close and their events to be
+ * stored (300), LOADED_N lifecycles in the loaded phase, run last (24), LOAD_DELIVERIES webhook deliveries kept open during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop
+ * ingest clients during it (16), LOAD_RAMP_S of load before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls
+ * still in flight then count at their time so far), FLOOR_N runs of the
+ * Temporal floor (200, FLOOR_CONCURRENCY in flight, 16), SHARED_QUEUE=1 to run job runs on the bulk task queue and
+ * one worker (as before the interactive queue), DATABASE_URL (a server to create a scratch database on; embedded
+ * PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
@@ -20,27 +26,48 @@ import { applyJobAction } from '../src/domain/jobs/apply-job-action.ts';
 import { createJobRecord } from '../src/domain/jobs/create-job-record.ts';
 import type { JobView } from '../src/domain/jobs/job-view.ts';
 import { getRecordingJob } from '../src/domain/jobs/read-jobs.ts';
+import { createConnection } from '../src/domain/connections/create-connection.ts';
 import { createNotification } from '../src/domain/notifications/create-notification.ts';
-import type { Orm } from '../src/persistence/orm.ts';
+import { connectOrm, type Orm } from '../src/persistence/orm.ts';
+import { systemResolve } from '../src/security/ip-policy.ts';
+import { createSecretBox } from '../src/security/secret-box.ts';
+import { generateTestCertificate } from '../test/support/certificate.ts';
 import { jobWorkflowId } from '../workflows/recording-job.contract.ts';
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
 import { positiveInt } from './support/env.ts';
+import { driveLoad } from './support/http-load.ts';
+import { signedEnvelopes, unlimitedIngest } from './support/ingest-load.ts';
 import { updateTimelines, type UpdateTimeline } from './support/job-history.ts';
 import { startJobsBaseline } from './support/jobs-baseline.ts';
 import { createJsonClient, type JsonClient, type TimedResponse } from './support/json-client.ts';
 import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext, type Stack } from './support/stack.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
+import { Recording, startBenchReceiver } from './support/receiver.ts';
+import { measureTemporalFloor } from './support/temporal-floor.ts';
+import { loopbackCidrs, startWebhookLoad, subscribeReceiver } from './support/webhook-load.ts';
 import { sampleMessage } from '../test/support/samples.ts';
 
 const N = positiveInt('N', 100);
+/** Lifecycles in the loaded phase: fewer, as each takes several times as long there. */
+const LOADED_N = positiveInt('LOADED_N', 24);
 const CONCURRENCY = positiveInt('CONCURRENCY', 8);
 const WARMUP = positiveInt('WARMUP', 8, 0);
 const SETTLE_TIMEOUT_S = positiveInt('SETTLE_TIMEOUT_S', 300);
+const LOAD_DELIVERIES = positiveInt('LOAD_DELIVERIES', 16);
+const LOAD_INGEST_CLIENTS = positiveInt('LOAD_INGEST_CLIENTS', 16);
+const LOAD_RAMP_S = positiveInt('LOAD_RAMP_S', 5, 0);
+/** The loaded phase ends after this long under load (ramp included), whether or not its lifecycles have. */
+const LOAD_MAX_S = positiveInt('LOAD_MAX_S', 150);
+const FLOOR_N = positiveInt('FLOOR_N', 200);
+const FLOOR_CONCURRENCY = positiveInt('FLOOR_CONCURRENCY', 16);
+/** Job runs on the bulk task queue, polled by one worker: the service as it was before the interactive queue. */
+const SHARED_QUEUE = process.env.SHARED_QUEUE === '1';
 // The production schedule; job events go to no endpoint in this run, so these only matter to an unused code path.
 const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const namespace = 'default';
-const taskQueue = `bench-jobs-${randomBytes(4).toString('hex')}`;
+const runTag = randomBytes(4).toString('hex');
+const taskQueue = `bench-jobs-${runTag}`;
 
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,6 +95,8 @@ const directLabel: Record<Kind, string> = {
   accept: 'applyJobAction accept',
   get: 'getRecordingJob (read)',
 };
+/** The calls that send the job's run a workflow update: every kind but `get`. */
+const updateKinds: readonly Kind[] = kinds.filter((kind) => kind !== 'get');
 /** The workflow update each call sends (GET sends none). */
 const updateName: Partial<Record<Kind, string>> = {
   create: 'create',
@@ -135,14 +164,36 @@ class PhaseRecord {
   completed = 0;
   startedAt = Number.POSITIVE_INFINITY;
   endedAt = Number.NEGATIVE_INFINITY;
+  /** Calls sent and not yet answered, by a token: their kind and start. */
+  readonly #open = new Map<symbol, { kind: Kind; startedAt: number }>();
+  /** Once closed (a capped phase), nothing more is recorded: what ends later ends after the measurement. */
+  #closed = false;
+
+  begin(kind: Kind): symbol {
+    const token = Symbol(kind);
+    this.#open.set(token, { kind, startedAt: now() });
+    return token;
+  }
+
+  end(token: symbol): void {
+    this.#open.delete(token);
+  }
+
+  /** Closes the record at `at` and returns the calls still open then, each timed up to `at` (a lower bound). */
+  close(at: number): CallSample[] {
+    this.#closed = true;
+    return [...this.#open.values()].map(({ kind, startedAt }) => ({ kind, jobId: undefined, ms: at - startedAt, startedAt, endedAt: at }));
+  }
 
   add(sample: CallSample): void {
+    if (this.#closed) return;
     this.samples.push(sample);
     this.startedAt = Math.min(this.startedAt, sample.startedAt);
     this.endedAt = Math.max(this.endedAt, sample.endedAt);
   }
 
   fail(key: string, detail: string): void {
+    if (this.#closed) return;
     this.unexpected.set(key, (this.unexpected.get(key) ?? 0) + 1);
     if (this.problems.length < 5) this.problems.push(`${key}: ${detail}`);
   }
@@ -160,7 +211,9 @@ class PhaseRecord {
 async function httpLifecycle(client: JsonClient, tenant: Tenant, notificationId: string, index: number, record: PhaseRecord): Promise<void> {
   let jobId: string | undefined;
   const step = async (kind: Kind, expected: number, method: string, path: string, body?: unknown): Promise<TimedResponse | undefined> => {
+    const open = record.begin(kind);
     const response = await client.call(method, path, { token: tenant.apiKey, body });
+    record.end(open);
     if (response.status !== expected) {
       record.fail(`${httpLabel[kind]} ${response.status || response.error}`, JSON.stringify(response.body ?? response.error).slice(0, 300));
       return undefined;
@@ -227,18 +280,21 @@ async function directLifecycle(orm: Orm, tenant: Tenant, notificationId: string,
   record.completed += 1;
 }
 
+/** `stopStarting`: once aborted, no further lifecycle starts (those in flight go on); pass `record` to watch it. */
 async function runPhase(
   label: string,
   count: number,
   signal: AbortSignal,
   lifecycle: (index: number, record: PhaseRecord) => Promise<void>,
+  options: { record?: PhaseRecord; stopStarting?: AbortSignal } = {},
 ): Promise<PhaseRecord> {
-  const record = new PhaseRecord();
+  const record = options.record ?? new PhaseRecord();
   progress(`${label}: ${count} lifecycles, ${CONCURRENCY} in flight`);
   const timer = setInterval(() => progress(`${label}: ${record.completed}/${count} lifecycles done, ${record.samples.length} calls`), 2000);
   try {
     await runBounded(count, CONCURRENCY, async (index) => {
       signal.throwIfAborted();
+      if (options.stopStarting?.aborted) return;
       await lifecycle(index, record);
     });
   } finally {
@@ -339,63 +395,24 @@ const cpuLines = (title: string, before: CpuSnapshot | undefined, after: CpuSnap
   }
 };
 
-async function main(context: BenchContext): Promise<number> {
-  const { signal, teardown } = context;
-  const loadAtStart = loadavg();
-  progress(`N=${N} CONCURRENCY=${CONCURRENCY} WARMUP=${WARMUP}`);
-  const stack = await startStack(context, progress, { taskQueue, namespace, delivery });
-  await startBenchWorker(context, progress, stack);
-  // The API as `npm run api` builds it: its own ORM pool (10), its own Temporal client.
-  const { services, api } = await startBenchApi(context, progress, stack);
-  const baselineServer = await startJobsBaseline(services);
-  teardown.add('baseline API server', baselineServer.close);
-  progress(`baseline API (same routes, job handlers writing directly) at ${baselineServer.url}`);
-  const serviceClient = createJsonClient(api.url, CONCURRENCY);
-  teardown.add('service client', async () => serviceClient.close());
-  const baselineClient = createJsonClient(baselineServer.url, CONCURRENCY);
-  teardown.add('baseline client', async () => baselineClient.close());
+interface Stages {
+  toAccepted: number[];
+  toScheduled: number[];
+  toStarted: number[];
+  activity: number[];
+  toCompleted: number[];
+  toAnswered: number[];
+  whole: number[];
+}
 
-  // One tenant per phase, so that each phase's runs can be counted on their own.
-  progress(`creating accounts, apps and ${3 * (N + WARMUP)} DRAFT messages`);
-  const measured = await createTenant(stack.workerOrm, 'bench-jobs', N);
-  const warm = await createTenant(stack.workerOrm, 'bench-jobs warm-up', WARMUP);
-  const httpBaseline = await createTenant(stack.workerOrm, 'bench-jobs HTTP baseline', N + WARMUP);
-  const directBaseline = await createTenant(stack.workerOrm, 'bench-jobs direct baseline', N + WARMUP);
-
-  // --- Service path ---------------------------------------------------------------------------------------------
-  if (WARMUP > 0) {
-    const warmed = await runPhase('service warm-up', WARMUP, signal, (index, record) => httpLifecycle(serviceClient, warm, warm.messages[index]!, index, record));
-    await waitForRuns('service warm-up', stack, warm.accountId, warmed.completed, 3 * warmed.completed, signal);
-  }
-  const cpuServiceStart = cpuSnapshot();
-  const service = await runPhase('service', N, signal, (index, record) => httpLifecycle(serviceClient, measured, measured.messages[index]!, index, record));
-  const cpuServiceCalls = cpuSnapshot();
-  const jobsStarted = new Set(service.samples.filter((sample) => sample.kind === 'create').map((sample) => sample.jobId!)).size;
-  const counts = await waitForRuns('service runs', stack, measured.accountId, jobsStarted, 3 * service.completed, signal);
-  const cpuServiceSettled = cpuSnapshot();
-  const settledAt = now();
-  const { rows: eventRows } = await stack.sql.query<{ type: string; n: string }>(
-    `select type, count(*) as n from outbound_events where account_id = $1 group by type order by type`,
-    [measured.accountId],
-  );
-
-  // Where a service call's time goes: the Temporal server's own timestamps for each update, from every run's history.
-  progress('reading the job runs’ histories');
+/** Where a phase's service calls went: the Temporal server's own timestamps for each update, from every run's history. */
+async function whereTimeGoes(stack: Stack, record: PhaseRecord, signal: AbortSignal): Promise<{ stages: Map<Kind, Stages>; jobs: number; matched: number }> {
   const byJob = new Map<string, Map<Kind, CallSample>>();
-  for (const sample of service.samples) {
+  for (const sample of record.samples) {
     if (!sample.jobId) continue;
     const calls = byJob.get(sample.jobId) ?? new Map<Kind, CallSample>();
     calls.set(sample.kind, sample);
     byJob.set(sample.jobId, calls);
-  }
-  interface Stages {
-    toAccepted: number[];
-    toScheduled: number[];
-    toStarted: number[];
-    activity: number[];
-    toCompleted: number[];
-    toAnswered: number[];
-    whole: number[];
   }
   const stages = new Map<Kind, Stages>();
   let matched = 0;
@@ -420,6 +437,102 @@ async function main(context: BenchContext): Promise<number> {
       stages.set(kind, s);
     }
   }
+  return { stages, jobs: byJob.size, matched };
+}
+
+function printStages(title: string, result: Awaited<ReturnType<typeof whereTimeGoes>>): void {
+  out(`${title} (means in ms, so a row adds up; Temporal server timestamps from ${result.jobs} job histories, ${result.matched} calls matched)`);
+  out('| Call | start -> update accepted | accepted -> activity scheduled | scheduled -> activity started | activity started -> completed | activity completed -> update completed | update completed -> response read | whole call |');
+  out('|---|---|---|---|---|---|---|---|');
+  const mean = (values: number[]) => (values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : Number.NaN);
+  for (const kind of kinds) {
+    const s = result.stages.get(kind);
+    if (!s) continue;
+    out(`| ${httpLabel[kind]} | ${ms(mean(s.toAccepted))} | ${ms(mean(s.toScheduled))} | ${ms(mean(s.toStarted))} | ${ms(mean(s.activity))} | ${ms(mean(s.toCompleted))} | ${ms(mean(s.toAnswered))} | ${ms(mean(s.whole))} |`);
+  }
+}
+
+/** p50 and p99 over the calls that send a workflow update (every kind but GET), with `open` ones at their time so far. */
+function updateFigures(record: PhaseRecord, open: CallSample[] = []): { count: number; p50: number; p99: number } {
+  const sorted = ascending([...record.samples, ...open].filter((sample) => updateKinds.includes(sample.kind)).map((sample) => sample.ms));
+  return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+const abortableSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+async function main(context: BenchContext): Promise<number> {
+  const { signal, teardown } = context;
+  const loadAtStart = loadavg();
+  progress(`N=${N} LOADED_N=${LOADED_N} CONCURRENCY=${CONCURRENCY} WARMUP=${WARMUP} LOAD_DELIVERIES=${LOAD_DELIVERIES} LOAD_INGEST_CLIENTS=${LOAD_INGEST_CLIENTS} SHARED_QUEUE=${SHARED_QUEUE ? 1 : 0}`);
+  const stack = await startStack(context, progress, {
+    taskQueue,
+    interactiveTaskQueue: SHARED_QUEUE ? taskQueue : undefined,
+    namespace,
+    delivery,
+    outboundAllowCidrs: loopbackCidrs,
+  });
+  const certificate = await generateTestCertificate();
+  const receiver = await startBenchReceiver(certificate);
+  teardown.add('receiver', receiver.close);
+  const worker = await startBenchWorker(context, progress, stack, { outboundCa: certificate.cert });
+  progress(`worker polling ${worker.taskQueues.join(' and ')}`);
+  // The API as `npm run api` builds it: its own ORM pool (10), its own Temporal client; ingest never rate-limited.
+  const { services, api } = await startBenchApi(context, progress, stack, { rateLimit: unlimitedIngest });
+  const baselineServer = await startJobsBaseline(services);
+  teardown.add('baseline API server', baselineServer.close);
+  progress(`baseline API (same routes, job handlers writing directly) at ${baselineServer.url}`);
+  const serviceClient = createJsonClient(api.url, CONCURRENCY);
+  teardown.add('service client', async () => serviceClient.close());
+  const baselineClient = createJsonClient(baselineServer.url, CONCURRENCY);
+  teardown.add('baseline client', async () => baselineClient.close());
+
+  // One tenant per phase, so that each phase's runs can be counted on their own.
+  progress(`creating accounts, apps and ${3 * N + LOADED_N + 3 * WARMUP} DRAFT messages`);
+  const measured = await createTenant(stack.workerOrm, 'bench-jobs', N);
+  const warm = await createTenant(stack.workerOrm, 'bench-jobs warm-up', WARMUP);
+  const loadedTenant = await createTenant(stack.workerOrm, 'bench-jobs loaded', LOADED_N);
+  const httpBaseline = await createTenant(stack.workerOrm, 'bench-jobs HTTP baseline', N + WARMUP);
+  const directBaseline = await createTenant(stack.workerOrm, 'bench-jobs direct baseline', N + WARMUP);
+
+  // The bulk load's sources: an endpoint at the receiver (events published from a pool of their own, as bench:delivery
+  // does) and a direct inbound connection (signed posts to the API, as bench:ingest does).
+  const publisherOrm = await connectOrm(stack.settings.databaseUrl);
+  teardown.add('publisher ORM', () => publisherOrm.close());
+  const webhooks = await subscribeReceiver(publisherOrm, stack.settings.secretsKey, receiver, 'bench-jobs load');
+  const publisher = { orm: publisherOrm, temporal: { client: stack.temporal.client, taskQueue }, delivery, accountId: webhooks.accountId };
+  const inbound = await createConnection(
+    { em: stack.workerOrm.em.fork(), secrets: createSecretBox(stack.settings.secretsKey), outbound: { allow: [], resolve: systemResolve } },
+    webhooks.accountId,
+    { provider: 'direct', label: 'bench-jobs load' },
+  );
+
+  // --- The Temporal floor on the same server ---------------------------------------------------------------------
+  progress(`Temporal floor: ${FLOOR_N} runs, ${FLOOR_CONCURRENCY} in flight`);
+  const floor = await measureTemporalFloor({ address: stack.settings.temporalAddress, namespace, units: FLOOR_N, concurrency: FLOOR_CONCURRENCY });
+  progress(`Temporal floor: ${fmt(floor.perSecond, 1)} runs/s`);
+
+  // --- Service path ---------------------------------------------------------------------------------------------
+  if (WARMUP > 0) {
+    const warmed = await runPhase('service warm-up', WARMUP, signal, (index, record) => httpLifecycle(serviceClient, warm, warm.messages[index]!, index, record));
+    await waitForRuns('service warm-up', stack, warm.accountId, warmed.completed, 3 * warmed.completed, signal);
+  }
+  const cpuServiceStart = cpuSnapshot();
+  const service = await runPhase('service', N, signal, (index, record) => httpLifecycle(serviceClient, measured, measured.messages[index]!, index, record));
+  const cpuServiceCalls = cpuSnapshot();
+  const jobsStarted = new Set(service.samples.filter((sample) => sample.kind === 'create').map((sample) => sample.jobId!)).size;
+  const counts = await waitForRuns('service runs', stack, measured.accountId, jobsStarted, 3 * service.completed, signal);
+  const cpuServiceSettled = cpuSnapshot();
+  const settledAt = now();
+  const { rows: eventRows } = await stack.sql.query<{ type: string; n: string }>(
+    `select type, count(*) as n from outbound_events where account_id = $1 group by type order by type`,
+    [measured.accountId],
+  );
+  progress('reading the job runs’ histories');
+  const serviceStages = await whereTimeGoes(stack, service, signal);
 
   // --- Baseline: the same HTTP API, job handlers writing to Postgres themselves ---------------------------------
   if (WARMUP > 0) {
@@ -443,15 +556,98 @@ async function main(context: BenchContext): Promise<number> {
   );
   const cpuDirectEnd = cpuSnapshot();
 
+  // --- Service path again, last, while deliveries and ingest load the machine ------------------------------------
+  const loadStop = new AbortController();
+  const stopLoad = () => loadStop.abort();
+  signal.addEventListener('abort', stopLoad, { once: true });
+  const webhookRecording = new Recording();
+  receiver.recording = webhookRecording;
+  progress(`load: ${LOAD_DELIVERIES} webhook deliveries open at a time, ${LOAD_INGEST_CLIENTS} ingest clients; ${LOAD_RAMP_S} s before the lifecycles`);
+  const cpuLoadStart = cpuSnapshot();
+  const webhookLoad = startWebhookLoad(publisher, webhookRecording, LOAD_DELIVERIES);
+  const ingestLoad = driveLoad({
+    origin: api.url,
+    clients: LOAD_INGEST_CLIENTS,
+    durationMs: 24 * 3600 * 1000,
+    next: signedEnvelopes(runTag, 'load', { origin: api.url, inboundKey: inbound.connection.inboundKey, secret: inbound.signingSecret }),
+    signal: loadStop.signal,
+    onProgress: (elapsedMs, accepted, other, since) =>
+      progress(`load: ${fmt(elapsedMs / 1000, 0)} s, ${accepted} events accepted (${fmt(since / 2, 0)}/s), ${other} other answers; ${webhookRecording.receivedAt.size} webhooks received`),
+  });
+  const loaded = new PhaseRecord();
+  const stopStarting = new AbortController();
+  let inFlightAtCap: CallSample[] = [];
+  let bulkOpenAtEnd: number;
+  try {
+    await abortableSleep(LOAD_RAMP_S * 1000, signal);
+    const phase = runPhase('service under load', LOADED_N, signal, (index, record) => httpLifecycle(serviceClient, loadedTenant, loadedTenant.messages[index]!, index, record), {
+      record: loaded,
+      stopStarting: stopStarting.signal,
+    });
+    const capped = await Promise.race([phase.then(() => false), abortableSleep(Math.max(1, LOAD_MAX_S - LOAD_RAMP_S) * 1000, signal).then(() => true)]);
+    signal.throwIfAborted();
+    if (capped) {
+      // Calls stuck behind a backlog may not end while the load lasts: stop here, and count those still open at
+      // their time so far. Their lifecycles end (or fail) in the background, unrecorded, until the teardown.
+      stopStarting.abort();
+      inFlightAtCap = loaded.close(now());
+      phase.catch(() => undefined);
+      progress(`service under load: capped at LOAD_MAX_S=${LOAD_MAX_S} s with ${inFlightAtCap.length} calls in flight`);
+    }
+    bulkOpenAtEnd = (await stack.temporal.client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count;
+  } finally {
+    stopLoad();
+  }
+  const loadedStarted = new Set(loaded.samples.filter((sample) => sample.kind === 'create').map((sample) => sample.jobId)).size + inFlightAtCap.filter((call) => call.kind === 'create').length;
+  const webhookFigures = await webhookLoad.stop();
+  const ingestResult = await ingestLoad;
+  const cpuLoadEnd = cpuSnapshot();
+  signal.removeEventListener('abort', stopLoad);
+  const ingestAccepted = ingestResult.acceptedTags.length;
+  const ingestOthers = [...ingestResult.statuses].filter(([status]) => status !== '202');
+  const loadWallS = ingestResult.wallMs / 1000;
+  // The bulk backlog the load left is not waited for: it can take minutes to drain, and nothing is measured after it.
+  // Each loaded lifecycle has already read its job back ACCEPTED; the histories show where its calls' time went.
+  progress('reading the loaded job runs’ histories');
+  const loadedStages = await whereTimeGoes(stack, loaded, signal);
+  const { rows: ingestRows } = await stack.sql.query<{ n: string }>(
+    `select count(*) as n from inbound_events where connection_id = $1 and status = 'PROCESSED'`,
+    [inbound.connection.id],
+  );
+  const ingestProcessed = Number(ingestRows[0]!.n);
+
   const machine = await machineLines(stack.sql, loadAtStart);
 
   // --- Report ----------------------------------------------------------------------------------------------------
   const serviceWallS = (service.endedAt - service.startedAt) / 1000;
-  out(`bench/jobs  N=${N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)`);
+  const queues = SHARED_QUEUE ? `one task queue and one worker (SHARED_QUEUE=1)` : `job runs on ${worker.taskQueues[1]} with a worker of their own`;
+  out(`bench/jobs  N=${N}  LOADED_N=${LOADED_N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)  ${queues}`);
   out();
   printPhase('Service (HTTP -> Koa -> Temporal update -> job workflow -> activity -> Postgres)', service, httpLabel, N);
   out(`  job runs                ${counts.jobCompleted} completed of ${counts.jobRuns} started; events stored ${counts.eventsStored}; ${counts.running} running`);
   out(`                          (all closed ${fmt((settledAt - service.endedAt) / 1000, 1)} s after the last call; events stored: ${eventRows.map((row) => `${row.type} ${row.n}`).join(', ') || 'none'})`);
+  out();
+  printPhase(`Service under load (the same, while ${LOAD_DELIVERIES} webhook deliveries stay open and ${LOAD_INGEST_CLIENTS} clients post signed events)`, loaded, httpLabel, LOADED_N);
+  if (inFlightAtCap.length) {
+    const open = inFlightAtCap.map((call) => `${httpLabel[call.kind]} ${fmt(call.ms / 1000, 1)} s`).join(', ');
+    out(`  capped                  at LOAD_MAX_S=${LOAD_MAX_S} s: ${loadedStarted} of ${LOADED_N} lifecycles started, ${inFlightAtCap.length} calls still waiting (${open}); the p99 below counts them at that time, a lower bound`);
+  }
+  out(`  load achieved           ${fmt(webhookFigures.received / loadWallS, 1)} deliveries/s (${webhookFigures.received} received of ${webhookFigures.published} published), ${fmt(ingestAccepted / loadWallS, 1)} ingest events accepted/s (${ingestAccepted} of ${ingestResult.sent} posts; other answers: ${ingestOthers.map(([status, n]) => `${status}×${n}`).join(', ') || 'none'}), over ${fmt(loadWallS, 1)} s (${LOAD_RAMP_S} s before the lifecycles, then during them)`);
+  out(`  bulk backlog            ${bulkOpenAtEnd} runs open on the bulk queue when the last lifecycle ended; ${ingestProcessed} of ${ingestAccepted} ingested events PROCESSED by then (the rest drain after the run; not waited for)`);
+  out();
+  const idle = updateFigures(service);
+  const underLoad = updateFigures(loaded, inFlightAtCap);
+  const idleUpdate = callFigures(service, 'update');
+  const loadedUpdate = callFigures(loaded, 'update');
+  const ratioLoadedToIdle = underLoad.p99 / idle.p99;
+  out('Idle and loaded: the calls that send a workflow update (create, update, execute, recording, select, accept)');
+  out('| Phase | Calls | p50 ms | p99 ms | PUT /job/update p50 ms | PUT /job/update p99 ms | calls/s (all types) |');
+  out('|---|---|---|---|---|---|---|');
+  const callsPerS = (record: PhaseRecord) => record.samples.length / ((record.endedAt - record.startedAt) / 1000);
+  out(`| idle | ${idle.count} | ${ms(idle.p50)} | ${ms(idle.p99)} | ${ms(idleUpdate.p50)} | ${ms(idleUpdate.p99)} | ${fmt(callsPerS(service), 1)} |`);
+  out(`| loaded | ${underLoad.count} | ${ms(underLoad.p50)} | ${ms(underLoad.p99)} | ${ms(loadedUpdate.p50)} | ${ms(loadedUpdate.p99)} | ${fmt(callsPerS(loaded), 1)} |`);
+  out(`  p99 loaded / idle       ${fmt(ratioLoadedToIdle, 2)}   (goal: <= 2)`);
+  out(`  p50 loaded / idle       ${fmt(underLoad.p50 / idle.p50, 2)}`);
   out();
   printPhase('Baseline over HTTP (the same API: Koa, auth, zod, ownership reads; job handlers call createJobRecord/applyJobAction on an ORM fork, no Temporal)', viaHttp, httpLabel, N);
   out();
@@ -466,18 +662,15 @@ async function main(context: BenchContext): Promise<number> {
     const d = callFigures(direct, kind);
     out(`| ${httpLabel[kind]} | ${ms(s.p50)} | ${ms(h.p50)} | ${fmt(s.p50 / h.p50, 1)}x | ${ms(d.p50)} | ${fmt(s.p50 / d.p50, 1)}x |`);
   }
-  const callsPerS = (record: PhaseRecord) => record.samples.length / ((record.endedAt - record.startedAt) / 1000);
   out(`| calls per second (all types) | ${fmt(callsPerS(service), 1)} | ${fmt(callsPerS(viaHttp), 1)} | ${fmt(callsPerS(service) / callsPerS(viaHttp), 3)} | ${fmt(callsPerS(direct), 1)} | ${fmt(callsPerS(service) / callsPerS(direct), 3)} |`);
   out();
-  out(`Service call, where the time goes (means in ms, so a row adds up; Temporal server timestamps from ${byJob.size} job histories, ${matched} calls matched)`);
-  out('| Call | start -> update accepted | accepted -> activity scheduled | scheduled -> activity started | activity started -> completed | activity completed -> update completed | update completed -> response read | whole call |');
-  out('|---|---|---|---|---|---|---|---|');
-  const mean = (values: number[]) => (values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : Number.NaN);
-  for (const kind of kinds) {
-    const s = stages.get(kind);
-    if (!s) continue;
-    out(`| ${httpLabel[kind]} | ${ms(mean(s.toAccepted))} | ${ms(mean(s.toScheduled))} | ${ms(mean(s.toStarted))} | ${ms(mean(s.activity))} | ${ms(mean(s.toCompleted))} | ${ms(mean(s.toAnswered))} | ${ms(mean(s.whole))} |`);
-  }
+  out(`Temporal floor (one workflow, one activity; its own worker and queue on the same server; ${floor.units} runs, ${floor.concurrency} in flight)`);
+  out(`  ${fmt(floor.perSecond, 1)} runs/s, p50 ${ms(floor.p50)} ms, p99 ${ms(floor.p99)} ms; service calls/s / floor runs/s = ${fmt(callsPerS(service) / floor.perSecond, 3)}`);
+  out('  (a service call is one workflow update with one activity: about the floor\'s unit of work, minus the run start)');
+  out();
+  printStages('Service call, where the time goes, idle', serviceStages);
+  out();
+  printStages('Service call, where the time goes, under load', loadedStages);
   out('  start -> accepted: HTTP, auth and ownership reads, the gRPC call, a workflow task to the worker (for create: the start');
   out('    of the run first), the validator and the handler up to the activity; accepted -> scheduled: that task completing;');
   out('    scheduled -> started: the activity is handed to this worker eagerly with that completion; activity: the');
@@ -486,22 +679,48 @@ async function main(context: BenchContext): Promise<number> {
   out();
   cpuLines('CPU, service (calls, then until every run closed)', cpuServiceStart, cpuServiceSettled, (settledAt - service.startedAt) / 1000, N);
   cpuLines('CPU, service, during the calls only', cpuServiceStart, cpuServiceCalls, serviceWallS, N);
+  cpuLines('CPU, loaded phase (load ramp and lifecycles, per loaded lifecycle)', cpuLoadStart, cpuLoadEnd, loadWallS, LOADED_N);
   cpuLines('CPU, HTTP baseline', cpuHttpStart, cpuHttpEnd, (viaHttp.endedAt - viaHttp.startedAt) / 1000, N);
   cpuLines('CPU, direct baseline', cpuDirectStart, cpuDirectEnd, (direct.endedAt - direct.startedAt) / 1000, N);
   if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
   out();
   for (const line of machine) out(line);
 
-  const unexpected = service.unexpectedCount + viaHttp.unexpectedCount + direct.unexpectedCount;
+  const unexpected = service.unexpectedCount + loaded.unexpectedCount + viaHttp.unexpectedCount + direct.unexpectedCount;
   const ok =
     unexpected === 0 &&
     service.completed === N &&
+    loaded.completed + inFlightAtCap.length === loadedStarted &&
     viaHttp.completed === N &&
     direct.completed === N &&
     counts.jobCompleted === N &&
     counts.jobRuns === N &&
-    counts.eventsStored === 3 * N;
-  if (!ok) progress(`FAILED: ${unexpected} unexpected answers, or lifecycles or runs that did not complete (see above)`);
+    counts.eventsStored === 3 * N &&
+    ingestOthers.length === 0 &&
+    webhookFigures.failures === 0;
+  if (!ok) progress(`FAILED: ${unexpected} unexpected answers, lifecycles or runs that did not complete, or load that failed (see above)`);
+  out(
+    JSON.stringify({
+      bench: 'jobs',
+      unit: 'ms',
+      sharedQueue: SHARED_QUEUE,
+      idleP99: idle.p99,
+      loadedP99: underLoad.p99,
+      ratioLoadedToIdle,
+      idleP50: idle.p50,
+      loadedP50: underLoad.p50,
+      serviceCallsPerSecond: callsPerS(service),
+      loadedCallsPerSecond: callsPerS(loaded),
+      baselineCallsPerSecond: callsPerS(viaHttp),
+      ratioToBaseline: callsPerS(service) / callsPerS(viaHttp),
+      floor: floor.perSecond,
+      ratioToFloor: callsPerS(service) / floor.perSecond,
+      loadDeliveriesPerSecond: webhookFigures.received / loadWallS,
+      loadIngestAcceptedPerSecond: ingestAccepted / loadWallS,
+      loadedCallsInFlightAtCap: inFlightAtCap.length,
+      unexpectedStatuses: unexpected,
+    }),
+  );
   return ok ? 0 : 1;
 }
 

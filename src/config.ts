@@ -21,6 +21,11 @@ const secretsKey = z
 const sharedSettings = {
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('richpush'),
+  /**
+   * Recording jobs' queue, polled by a second worker with slots of its own; unset, `<TEMPORAL_TASK_QUEUE>-interactive`.
+   * The same name as TEMPORAL_TASK_QUEUE puts everything on one queue and one worker.
+   */
+  TEMPORAL_INTERACTIVE_TASK_QUEUE: z.string().min(1).optional(),
   LOG_LEVEL: logLevel.default('info'),
   /** Encrypts secrets kept in Postgres (endpoint signing secrets, provider credentials). */
   SECRETS_KEY: secretsKey,

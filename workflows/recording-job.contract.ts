@@ -91,7 +91,8 @@ export function createRecordingJobRun(
   const { create } = job;
   const startWorkflowOperation = new Operation<RecordingJobWorkflow>(recordingJobWorkflowType, {
     workflowId: jobWorkflowId(job.jobId),
-    taskQueue: temporal.taskQueue,
+    // Job steps are interactive: their runs (and so their activities) go to the interactive queue's own worker.
+    taskQueue: temporal.interactiveTaskQueue ?? temporal.taskQueue,
     args: [{ version: 1, jobId: job.jobId, accountId: job.accountId, appId: job.appId, historyLimit: job.historyLimit }],
     workflowIdConflictPolicy: job.updateId ? 'USE_EXISTING' : 'FAIL',
     typedSearchAttributes: jobSearchAttributes(job),

@@ -9,11 +9,32 @@ export class Recording {
   duplicates = 0;
   signatureFailures = 0;
   readonly failureReasons = new Map<string, number>();
-
   readonly keepBodies: boolean;
+  readonly #waiters = new Map<string, () => void>();
 
   constructor(keepBodies = false) {
     this.keepBodies = keepBodies;
+  }
+
+  /**
+   * Notes a receipt: the first of an id counts (its body kept when asked, and whoever waits for it woken), a later one
+   * is a duplicate.
+   */
+  note(id: string, receivedAt: number, body: () => string): void {
+    if (this.receivedAt.has(id)) {
+      this.duplicates += 1;
+      return;
+    }
+    this.receivedAt.set(id, receivedAt);
+    if (this.keepBodies) this.bodies.set(id, body());
+    this.#waiters.get(id)?.();
+    this.#waiters.delete(id);
+  }
+
+  /** Resolves once `id` has arrived (at once if it has). */
+  whenReceived(id: string): Promise<void> {
+    if (this.receivedAt.has(id)) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.set(id, resolve));
   }
 }
 
@@ -55,12 +76,7 @@ export async function startBenchReceiver(tls: { cert: string; key: string }): Pr
         recording.signatureFailures += 1;
         recording.failureReasons.set(verdict.reason, (recording.failureReasons.get(verdict.reason) ?? 0) + 1);
       }
-      if (id === undefined) return;
-      if (recording.receivedAt.has(id)) recording.duplicates += 1;
-      else {
-        recording.receivedAt.set(id, receivedAt);
-        if (recording.keepBodies) recording.bodies.set(id, Buffer.concat(chunks).toString('utf8'));
-      }
+      if (id !== undefined) recording.note(id, receivedAt, () => Buffer.concat(chunks).toString('utf8'));
     });
   });
   await new Promise<void>((resolve, reject) => {

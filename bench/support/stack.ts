@@ -9,10 +9,10 @@ import { connectOrm, migrateUp, type Orm } from '../../src/persistence/orm.ts';
 import { generateSecretsKey } from '../../src/security/secret-box.ts';
 import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
 import { apiSettingsFrom, closeApiServices, createApiServices, type ServiceSettings } from '../../src/service/compose.ts';
-import { startServiceWorker } from '../../src/service/worker-process.ts';
+import { startServiceWorker, type ServiceWorker } from '../../src/service/worker-process.ts';
 import { createTemporalClients, type TemporalClients } from '../../src/temporal/client.ts';
 import { bundleWorkflows } from '../../src/temporal/workflow-bundle.ts';
-import { installTemporalRuntime, type RunningWorker } from '../../src/temporal/worker.ts';
+import { installTemporalRuntime } from '../../src/temporal/worker.ts';
 import { createTestDatabase } from '../../test/support/test-database.ts';
 import { createBenchLogger } from './logger.ts';
 
@@ -105,6 +105,8 @@ export function runBench(progress: Progress, main: (context: BenchContext) => Pr
 
 export interface StackOptions {
   taskQueue: string;
+  /** Recording jobs' queue; unset, `<taskQueue>-interactive` (as the service derives it). */
+  interactiveTaskQueue?: string;
   namespace?: string;
   delivery: DeliverySettings;
   outboundAllowCidrs?: string;
@@ -166,6 +168,7 @@ export async function startStack(context: BenchContext, progress: Progress, opti
     temporalAddress: temporalServer.address,
     namespace,
     taskQueue: options.taskQueue,
+    interactiveTaskQueue: options.interactiveTaskQueue,
     secretsKey: generateSecretsKey(),
     outboundAllowCidrs: options.outboundAllowCidrs,
     delivery: options.delivery,
@@ -175,8 +178,8 @@ export async function startStack(context: BenchContext, progress: Progress, opti
   return { settings, bundle, workerOrm, sql, temporal };
 }
 
-/** The real worker (`startServiceWorker`) on the stack's task queue, with the worker ORM pool. */
-export async function startBenchWorker(context: BenchContext, progress: Progress, stack: Stack, options: { outboundCa?: string } = {}): Promise<RunningWorker> {
+/** The real workers (`startServiceWorker`) on the stack's task queues, with the worker ORM pool. */
+export async function startBenchWorker(context: BenchContext, progress: Progress, stack: Stack, options: { outboundCa?: string } = {}): Promise<ServiceWorker> {
   progress('starting the worker');
   const worker = await startServiceWorker(stack.settings, stack.workerOrm, { workflowBundle: stack.bundle, ...options });
   context.teardown.add('worker', worker.stop);

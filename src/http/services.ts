@@ -10,7 +10,7 @@ import type { SecretBox } from '../security/secret-box.ts';
 /** What the API needs from the outside world; built once at start and shared by every request. */
 export interface ApiServices {
   orm: Orm;
-  temporal: { client: Client; connection: Connection; taskQueue: string };
+  temporal: { client: Client; connection: Connection; taskQueue: string; interactiveTaskQueue: string };
   adminToken: string;
   logger: Logger;
   secrets: SecretBox;

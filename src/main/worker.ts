@@ -15,7 +15,7 @@ runMain(async () => {
   const settings = serviceSettingsFrom(config, { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS }, logger);
   const orm = await connectOrm(config.DATABASE_URL);
   const worker = await startServiceWorker({ ...settings, metrics: metrics.registry }, orm);
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
+  logger.info({ taskQueues: worker.taskQueues }, 'worker running');
   worker.finished.catch((error: unknown) => {
     logger.fatal({ err: error }, 'worker stopped unexpectedly');
     process.exit(1);

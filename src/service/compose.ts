@@ -21,7 +21,10 @@ export interface ServiceSettings {
   databaseUrl: string;
   temporalAddress: string;
   namespace: string;
+  /** The bulk task queue: deliveries, fan-outs, ingest, experiences, A/B tests. */
   taskQueue: string;
+  /** The task queue of interactive runs (recording jobs); unset, `<taskQueue>-interactive`. */
+  interactiveTaskQueue?: string | undefined;
   secretsKey: string;
   outboundAllowCidrs?: string | undefined;
   delivery: DeliverySettings;
@@ -80,6 +83,7 @@ interface IngestRelayConfig {
 interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig {
   TEMPORAL_NAMESPACE: string;
   TEMPORAL_TASK_QUEUE: string;
+  TEMPORAL_INTERACTIVE_TASK_QUEUE?: string | undefined;
   SECRETS_KEY: string;
   OUTBOUND_ALLOW_CIDRS?: string | undefined;
 }
@@ -94,6 +98,7 @@ export function serviceSettingsFrom(
     ...servers,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    interactiveTaskQueue: config.TEMPORAL_INTERACTIVE_TASK_QUEUE,
     secretsKey: config.SECRETS_KEY,
     outboundAllowCidrs: config.OUTBOUND_ALLOW_CIDRS,
     delivery: {
@@ -120,6 +125,13 @@ export function serviceSettingsFrom(
     logger,
   };
 }
+
+/**
+ * The task queue recording jobs run on: TEMPORAL_INTERACTIVE_TASK_QUEUE, else the bulk queue's name with
+ * `-interactive`. The API (which starts job runs) and the worker (which polls it) derive it the same way.
+ */
+export const interactiveTaskQueueOf = (settings: Pick<ServiceSettings, 'taskQueue' | 'interactiveTaskQueue'>): string =>
+  settings.interactiveTaskQueue ?? `${settings.taskQueue}-interactive`;
 
 function pushSettingsFrom(config: PushConfig): PushSettings {
   if (config.PUSH_PROVIDER !== 'fcm') return { provider: 'log' };
@@ -164,7 +176,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
     });
   return {
     orm: apiOrm,
-    temporal: { ...temporal, taskQueue: settings.taskQueue },
+    temporal: { ...temporal, taskQueue: settings.taskQueue, interactiveTaskQueue: interactiveTaskQueueOf(settings) },
     adminToken: settings.adminToken,
     logger: settings.logger,
     secrets: createSecretBox(settings.secretsKey),

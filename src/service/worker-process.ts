@@ -2,50 +2,81 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import { inboundEventsChannel } from '../domain/ingest/accept-inbound-event.ts';
 import { createIngestRelay } from '../domain/ingest/relay-inbound-events.ts';
 import { startRelayLoop, type RunningRelay } from '../outbox/relay-loop.ts';
-import type { Orm } from '../persistence/orm.ts';
+import { connectOrm, type Orm } from '../persistence/orm.ts';
 import { createTemporalClients } from '../temporal/client.ts';
 import type { TemporalAccess } from '../temporal/temporal-access.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
 import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/delivery-relay.ts';
-import { createActivityDeps, ingestRelayDefaults, type ServiceSettings } from './compose.ts';
+import { createActivityDeps, ingestRelayDefaults, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
+
+export interface ServiceWorker {
+  /** The task queues polled: the bulk one first, then the interactive one when it is a queue of its own. */
+  taskQueues: string[];
+  /** Settles when every worker has stopped; rejects as soon as one fails. */
+  finished: Promise<void>;
+  /** Stops the relays, drains the workers and releases what they opened. */
+  stop(): Promise<void>;
+}
+
+/** The interactive worker's own Postgres pool: a job step never waits for a connection behind bulk activities. */
+const interactivePoolMax = 4;
 
 /**
- * The worker with everything its activities need, and its two outbox relays: accepted inbound events → `ingestBatch`
- * runs, published deliveries → `deliverBatch` runs, both on this worker's task queue. `stop` stops the relays, drains
- * the worker and releases what it opened.
+ * The service's workers, in one process with everything their activities need: one on the bulk task queue
+ * (deliveries, fan-outs, ingest batches, experiences, A/B tests, and job runs started before the interactive queue
+ * existed), and one on the interactive queue (recording jobs), with slots, a workflow thread and a Postgres pool of
+ * its own so that a backlog of bulk work never holds up a job step. Both register every workflow type and activity;
+ * when the two queue names are the same, one worker polls it. And the two outbox relays, both starting runs on the bulk
+ * queue: accepted inbound events → `ingestBatch` runs, published deliveries → `deliverBatch` runs.
  */
 export async function startServiceWorker(
   settings: ServiceSettings,
   orm: Orm,
   options: { workflowBundle?: WorkflowBundleOption; outboundCa?: string } = {},
-): Promise<RunningWorker & { stop(): Promise<void> }> {
+): Promise<ServiceWorker> {
   const deps = createActivityDeps(settings, orm, createTemporalClients(settings.temporalAddress, settings.namespace), options.outboundCa);
-  const worker = await startWorker({
-    address: settings.temporalAddress,
-    namespace: settings.namespace,
-    taskQueue: settings.taskQueue,
-    workflowBundle: options.workflowBundle ?? (await bundleWorkflows(settings.logger)),
-    deps,
-  });
-  const relays = [
-    startIngestRelay(settings, orm, deps.temporal),
-    startDeliveryRelay({
-      databaseUrl: settings.databaseUrl,
-      orm,
-      temporal: deps.temporal,
-      delivery: settings.delivery,
-      settings: settings.deliveryRelay ?? defaultDeliveryRelaySettings,
-      logger: settings.logger,
-    }),
-  ];
+  const workflowBundle = options.workflowBundle ?? (await bundleWorkflows(settings.logger));
+  const base = { address: settings.temporalAddress, namespace: settings.namespace, workflowBundle };
+  const taskQueues = [...new Set([settings.taskQueue, interactiveTaskQueueOf(settings)])];
+  const workers: RunningWorker[] = [];
+  const pools: Orm[] = [];
+  const relays: RunningRelay[] = [];
+  const release = async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await Promise.all(workers.map((worker) => worker.shutdown()));
+    await Promise.all(pools.map((pool) => pool.close()));
+    await deps.close();
+  };
+  try {
+    for (const taskQueue of taskQueues) {
+      let workerDeps = deps;
+      if (taskQueue !== settings.taskQueue) {
+        const pool = await connectOrm(settings.databaseUrl, interactivePoolMax);
+        pools.push(pool);
+        workerDeps = { ...deps, orm: pool };
+      }
+      workers.push(await startWorker({ ...base, deps: workerDeps, taskQueue }));
+    }
+    relays.push(
+      startIngestRelay(settings, orm, deps.temporal),
+      startDeliveryRelay({
+        databaseUrl: settings.databaseUrl,
+        orm,
+        temporal: deps.temporal,
+        delivery: settings.delivery,
+        settings: settings.deliveryRelay ?? defaultDeliveryRelaySettings,
+        logger: settings.logger,
+      }),
+    );
+  } catch (error) {
+    await release().catch(() => undefined);
+    throw error;
+  }
   return {
-    ...worker,
-    async stop() {
-      await Promise.all(relays.map((relay) => relay.stop()));
-      await worker.shutdown();
-      await deps.close();
-    },
+    taskQueues,
+    finished: Promise.all(workers.map((worker) => worker.finished)).then(() => undefined),
+    stop: release,
   };
 }
 

@@ -7,4 +7,9 @@ import type { Client } from '@temporalio/client';
 export interface TemporalAccess {
   client: Client;
   taskQueue: string;
+  /**
+   * The queue of interactive runs (recording jobs), polled by a worker of its own so that bulk work never takes its
+   * slots. Unset: `taskQueue` (a test with one worker on one queue).
+   */
+  interactiveTaskQueue?: string | undefined;
 }

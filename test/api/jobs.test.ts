@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { jobWorkflowId } from '../../workflows/recording-job.contract.ts';
 import { call, newAccount } from '../support/api.ts';
 import { newJob, newMessage, sampleJob } from '../support/jobs.ts';
+import { temporalClient, waitForHistoryEvent } from '../support/temporal.ts';
 
 const recording = { url: 'https://cdn.example.com/take-1.m4a', fileName: 'take-1.m4a', mimeType: 'audio/mp4', durationMs: 9800, sizeBytes: 182_000 };
 
@@ -45,5 +47,22 @@ describe('recording job lifecycle', () => {
     const response = await call('POST', `/job/accept?id=${job.id}`, { token: account.apiKey });
     expect(response.status).toBe(409);
     expect(response.body.error).toMatchObject({ code: 'invalid_state', message: 'The job is CREATED; accept requires SELECTED' });
+  });
+
+  it('runs on the interactive task queue, and so do its activities', async () => {
+    const account = await newAccount();
+    const job = await newJob(account);
+    expect((await call('POST', `/job/executeJob?id=${job.id}`, { token: account.apiKey })).status).toBe(200);
+
+    const { client, close } = await temporalClient();
+    try {
+      const handle = client.workflow.getHandle(jobWorkflowId(job.id));
+      expect((await handle.describe()).taskQueue).toBe(`${inject('taskQueue')}-interactive`);
+      // execute emits job.assigned: publishJobEvent runs beside the job (its deliveries are the bulk queue's relay's).
+      const scheduled = await waitForHistoryEvent(handle, (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'publishJobEvent');
+      expect(scheduled.activityTaskScheduledEventAttributes?.taskQueue?.name).toBe(`${inject('taskQueue')}-interactive`);
+    } finally {
+      await close();
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadEmbeddedConfig, requiredSettings } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { interactiveTaskQueueOf, serviceSettingsFrom } from '../../src/service/compose.ts';
 
 const validApi = {
   DATABASE_URL: 'postgres://u:p@db:5432/app',
@@ -25,6 +27,15 @@ describe('configuration', () => {
       INGEST_RATE_LIMIT_BURST: 100,
       METRICS_HOST: '127.0.0.1',
     });
+  });
+
+  it('puts recording jobs on <TEMPORAL_TASK_QUEUE>-interactive unless TEMPORAL_INTERACTIVE_TASK_QUEUE names a queue', () => {
+    const queueOf = (env: Record<string, string>) =>
+      interactiveTaskQueueOf(serviceSettingsFrom(loadConfig('worker', { ...validApi, ...env }), { databaseUrl: '', temporalAddress: '' }, createLogger('silent')));
+    expect(queueOf({})).toBe('richpush-interactive');
+    expect(queueOf({ TEMPORAL_TASK_QUEUE: 'bulk' })).toBe('bulk-interactive');
+    expect(queueOf({ TEMPORAL_TASK_QUEUE: 'bulk', TEMPORAL_INTERACTIVE_TASK_QUEUE: 'jobs' })).toBe('jobs');
+    expect(queueOf({ TEMPORAL_INTERACTIVE_TASK_QUEUE: 'richpush' })).toBe('richpush');
   });
 
   it('names a missing variable in one line', () => {
