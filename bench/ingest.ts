@@ -44,7 +44,7 @@ const FLOOR_UNITS = positiveInt('FLOOR_UNITS', 1000);
 const API_POOL_MAX = process.env.API_POOL_MAX ? positiveInt('API_POOL_MAX', 10) : undefined;
 /** clientUserIds are drawn from this many people. */
 const USERS = 1000;
-/** High enough that the limiter is consulted on every post (one round trip to Postgres) but never refuses. */
+/** High enough that the limiter never refuses: every post takes its point, its blocks are sized by demand, not the cap. */
 const RATE_LIMIT = { perSecond: 1_000_000, burst: 1_000_000 };
 /** The bare server's pool, as large as the API's ORM pool. */
 const BASELINE_POOL_MAX = API_POOL_MAX ?? 10;

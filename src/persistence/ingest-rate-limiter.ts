@@ -39,6 +39,8 @@ interface Budget {
   points: number;
   /** End of the steady window the points were counted in (this process's clock, as the counters' expiry is). */
   expiresAt: number;
+  /** The steady counter had no more points for this second: no block is fetched ahead until it ends. */
+  steadyDryUntil: number;
   inflight: Promise<Reservation> | undefined;
   /** Points asked for since `rateSince`, and the demand estimate in points per second. */
   demand: number;
@@ -54,9 +56,9 @@ interface Budget {
  * Points are reserved in blocks (decision 84): one `consume(key, n)` on the steady counter takes up to n points at
  * once, sized from this instance's recent demand for the key and capped at a tenth of `perSecond`; they are handed
  * out from memory until they run out or the second they were counted in ends, and the next block is fetched when
- * half is used. Only points a request actually needs are ever taken from the burst counter. A limit under 10 a second
- * has a cap of 0: every request consults Postgres, as before. Refusals are never remembered: each is decided in
- * Postgres.
+ * half is used (not while the steady counter has run dry for the second). Only points a request actually needs are
+ * ever taken from the burst counter. A limit under 10 a second has a cap of 0: every request consults Postgres, as
+ * before. Refusals are never remembered: each is decided in Postgres.
  */
 export function createIngestRateLimiter(databaseUrl: string): IngestRateLimiter {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
@@ -86,7 +88,7 @@ export function createIngestRateLimiter(databaseUrl: string): IngestRateLimiter 
     let budget = budgets.get(id);
     if (!budget) {
       if (budgets.size >= maxKeys) prune(budgets);
-      budget = { points: 0, expiresAt: 0, inflight: undefined, demand: 0, rateSince: Date.now(), rate: 0 };
+      budget = { points: 0, expiresAt: 0, steadyDryUntil: 0, inflight: undefined, demand: 0, rateSince: Date.now(), rate: 0 };
       budgets.set(id, budget);
     }
     return budget;
@@ -110,6 +112,7 @@ export function createIngestRateLimiter(databaseUrl: string): IngestRateLimiter 
       if (budget.expiresAt <= now) budget.points = 0;
       budget.points += granted;
       budget.expiresAt = now + fromSteady.msBeforeNext;
+      if (fromSteady.granted < needed + extra) budget.steadyDryUntil = budget.expiresAt;
       return { exhausted: granted < needed, retryAfterMs };
     };
     const inflight = run().finally(() => {
@@ -146,7 +149,7 @@ export function createIngestRateLimiter(databaseUrl: string): IngestRateLimiter 
           budget.points -= points;
           // Fetch the next block before this one runs out, so requests rarely wait for one.
           const aim = target(budget, limit, now);
-          if (!budget.inflight && aim > 0 && budget.points < aim / 2) {
+          if (!budget.inflight && aim > 0 && budget.points < aim / 2 && now >= budget.steadyDryUntil) {
             reserve(budget, key, limit, 0, aim).catch(() => {
               // A failed refill is retried by the next request that finds too few points, and surfaces there.
             });
