@@ -13,5 +13,6 @@ export const ingestDeps = ({ em, services }: RequestContext): IngestDeps => ({
   temporal: services.temporal,
   secrets: services.secrets,
   rateLimiter: services.ingest.rateLimiter,
+  connections: services.ingest.connections,
   defaultRateLimit: services.ingest.defaultRateLimit,
 });

@@ -1,5 +1,6 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
+import type { InboundConnections } from '../domain/ingest/inbound-connections.ts';
 import type { Logger } from '../logger.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { IngestRateLimiter, RateLimit } from '../persistence/ingest-rate-limiter.ts';
@@ -19,6 +20,8 @@ export interface ApiServices {
   outbound: { allow: AllowList; resolve: Resolve };
   ingest: {
     rateLimiter: IngestRateLimiter;
+    /** Connections by inbound key, cached for a second; connection routes forget the one they change. */
+    connections: InboundConnections;
     defaultRateLimit: RateLimit;
     /** Public base of inbound URLs; the request's own origin when unset. */
     baseUrl: string | undefined;

@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
+import { createInboundConnections } from '../domain/ingest/inbound-connections.ts';
 import { measureIngestBacklog } from '../domain/ingest/measure-ingest-backlog.ts';
 import { ConfigError } from '../config.ts';
 import type { ApiServices } from '../http/services.ts';
@@ -169,6 +170,7 @@ export const apiSettingsFrom = (settings: ServiceSettings, config: IngestConfig)
 export async function createApiServices(settings: ApiSettings, orm?: Orm): Promise<ApiServices> {
   const temporal = createTemporalClients(settings.temporalAddress, settings.namespace);
   const apiOrm = orm ?? (await connectOrm(settings.databaseUrl));
+  const secrets = createSecretBox(settings.secretsKey);
   const backlog = () =>
     measureIngestBacklog(apiOrm.em.fork()).catch((error: unknown) => {
       settings.logger.warn({ err: error }, 'ingest backlog query failed; the gauges show NaN');
@@ -179,11 +181,12 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
     temporal: { ...temporal, taskQueue: settings.taskQueue, interactiveTaskQueue: interactiveTaskQueueOf(settings) },
     adminToken: settings.adminToken,
     logger: settings.logger,
-    secrets: createSecretBox(settings.secretsKey),
+    secrets,
     delivery: settings.delivery,
     outbound: { allow: parseAllowCidrs(settings.outboundAllowCidrs), resolve: systemResolve },
     ingest: {
       rateLimiter: createIngestRateLimiter(settings.databaseUrl),
+      connections: createInboundConnections(secrets),
       defaultRateLimit: settings.ingestRateLimit,
       baseUrl: settings.ingestBaseUrl,
     },

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection, type ConnectionFixture } from '../support/ingest.ts';
-import { expectError, ok, post, postSignedTo, signedHeaders, startExtraApi, type ExtraApi } from '../support/ingest-extra.ts';
+import { inboundConnectionTtlMs } from '../../src/domain/ingest/inbound-connections.ts';
+import { expectError, ok, post, postSignedTo, signedHeaders, startExtraApi, until, type ExtraApi } from '../support/ingest-extra.ts';
 
 const now = () => Math.floor(Date.now() / 1000);
 const otherSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -329,6 +330,47 @@ describe('ingest: duplicates and bookkeeping', () => {
     expectError(await post(connection, event), 409, 'duplicate_message');
     ok(await call('PATCH', `/accounts/${account.accountId}/connections/${connection.connectionId}`, { token: account.apiKey, body: { status: 'paused' } }));
     expectError(await post(connection, directEvent()), 403, 'connection_paused');
+  });
+});
+
+describe('ingest: a connection changed through another API instance', () => {
+  let extra: ExtraApi | undefined;
+  afterEach(async () => {
+    await extra?.stop();
+    extra = undefined;
+  });
+
+  it('takes effect there within its cache’s second: pause, rotation, delete', { timeout: 30_000 }, async () => {
+    const { account, connection } = await fresh();
+    extra = await startExtraApi();
+    const url = `/accounts/${account.accountId}/connections/${connection.connectionId}`;
+    const viaExtra = (options = {}) => postSignedTo(extra!.url, connection, directEvent(), options);
+    /** Posts to the other instance until it answers `status`; it must within the cache's lifetime (and some slack). */
+    const settlesOn = async (status: number, options = {}) => {
+      const started = Date.now();
+      const answer = await until(`${status} from the other instance`, async () => {
+        const response = await viaExtra(options);
+        return response.status === status && response;
+      });
+      expect(Date.now() - started).toBeLessThan(inboundConnectionTtlMs + 3000);
+      return answer;
+    };
+    // The other instance has read the connection, and keeps it.
+    ok(await viaExtra(), 202);
+
+    ok(await call('PATCH', url, { token: account.apiKey, body: { status: 'paused' } }));
+    // The instance that made the change sees it at once ...
+    expectError(await post(connection, directEvent()), 403, 'connection_paused');
+    // ... the other one once its copy is a second old.
+    expectError(await settlesOn(403), 403, 'connection_paused');
+
+    ok(await call('PATCH', url, { token: account.apiKey, body: { status: 'active' } }));
+    const rotated = ok(await call('POST', `${url}/secret/rotate`, { token: account.apiKey }));
+    ok(await settlesOn(202, { secret: rotated.signingSecret }), 202);
+
+    expect((await call('DELETE', url, { token: account.apiKey })).status).toBe(204);
+    expectError(await post(connection, directEvent()), 404, 'not_found');
+    expectError(await settlesOn(404, { secret: rotated.signingSecret }), 404, 'not_found');
   });
 });
 

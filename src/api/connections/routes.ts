@@ -21,6 +21,8 @@ const notFound = { description: 'No such connection in this account' };
 const invalidUrl = { description: 'outboundUrl is not https, has credentials, a query or a fragment, or resolves to a blocked address (`invalid_url`)' };
 const deps = ({ em, services }: RequestContext) => ({ em, secrets: services.secrets, outbound: services.outbound });
 const baseUrlOf = ({ services, request }: RequestContext) => services.ingest.baseUrl ?? request.origin;
+/** This instance's ingest path sees the change at once; other instances within their cache's second (decision 90). */
+const forgetInbound = ({ services }: RequestContext, connectionId: string) => services.ingest.connections.forget(connectionId);
 
 export const connectionRoutes = [
   defineRoute({
@@ -76,10 +78,11 @@ export const connectionRoutes = [
     params: connectionParams,
     body: updateConnectionBody,
     responses: { 200: { description: 'The updated connection', schema: connectionSchema }, 404: notFound, 422: invalidUrl },
-    handler: async ({ params, body }, ctx) => ({
-      status: 200,
-      body: toConnectionResponse(await updateConnection(deps(ctx), ctx.account.id, params.connectionId, body), baseUrlOf(ctx)),
-    }),
+    handler: async ({ params, body }, ctx) => {
+      const connection = await updateConnection(deps(ctx), ctx.account.id, params.connectionId, body);
+      forgetInbound(ctx, connection.id);
+      return { status: 200, body: toConnectionResponse(connection, baseUrlOf(ctx)) };
+    },
   }),
   defineRoute({
     method: 'delete',
@@ -92,6 +95,7 @@ export const connectionRoutes = [
     responses: { 204: { description: 'Removed' }, 404: notFound },
     handler: async ({ params }, ctx) => {
       await deleteConnection(ctx, ctx.account.id, params.connectionId);
+      forgetInbound(ctx, params.connectionId);
       return { status: 204 };
     },
   }),
@@ -106,6 +110,7 @@ export const connectionRoutes = [
     responses: { 200: { description: 'The new secret, shown once', schema: rotatedConnectionSecretSchema }, 404: notFound },
     handler: async ({ params }, ctx) => {
       const { connection, signingSecret } = await rotateConnectionSecret(deps(ctx), ctx.account.id, params.connectionId);
+      forgetInbound(ctx, connection.id);
       return {
         status: 200,
         body: { connectionId: connection.id, signingSecret, previousSecretExpiresAt: connection.previousSigningSecretExpiresAt!.toISOString() },

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Connection } from '../../persistence/entities/connection.ts';
 import { newId } from '../../security/ids.ts';
 import { ingestWorkflowId } from '../../../workflows/ingest-event.contract.ts';
 import type { InboundEnvelope } from './normalise/envelope.ts';
@@ -35,7 +34,11 @@ const json = (value: unknown) => (value === undefined || value === null ? null :
  * not called: a relay of `deps.taskQueue` claims the row and starts its processing (relay-inbound-events.ts), so acceptance neither
  * waits on nor fails with the Temporal server.
  */
-export async function acceptInboundEvent(deps: { em: EntityManager; taskQueue: string }, connection: Connection, event: InboundEnvelope): Promise<AcceptResult> {
+export async function acceptInboundEvent(
+  deps: { em: EntityManager; taskQueue: string },
+  connection: { id: string; accountId: string },
+  event: InboundEnvelope,
+): Promise<AcceptResult> {
   const eventId = newId('iev_');
   const inserted = await deps.em.execute<Array<{ id: string }>>(acceptSql, [
     eventId,

@@ -2,12 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { IngestRateLimiter, RateLimit } from '../../persistence/ingest-rate-limiter.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
+import type { InboundConnections } from './inbound-connections.ts';
 
 export interface IngestDeps {
   em: EntityManager;
   temporal: { client: Client; taskQueue: string };
   secrets: SecretBox;
   rateLimiter: IngestRateLimiter;
+  /** This instance's cache of connections by inbound key. */
+  connections: InboundConnections;
   /** INGEST_RATE_LIMIT_PER_SECOND / _BURST: the limit of a connection whose eventConfig sets none. */
   defaultRateLimit: RateLimit;
 }

@@ -1,12 +1,11 @@
 import { isJsonContentType } from '../../http/body.ts';
 import { assertStorableText } from '../../http/storable-text.ts';
-import { Connection } from '../../persistence/entities/connection.ts';
 import type { RateLimit } from '../../persistence/ingest-rate-limiter.ts';
 import { verifyWebhook, type WebhookVerifyFailure } from '../../security/standard-webhooks.ts';
 import { noteConnectionTraffic } from '../connections/note-traffic.ts';
 import { DomainError, validationFailed } from '../errors.ts';
-import { activeSecrets } from '../secrets/rotation.ts';
 import { acceptInboundEvent, type AcceptResult } from './accept-inbound-event.ts';
+import { signingSecretsAt } from './inbound-connections.ts';
 import type { IngestDeps } from './ingest-deps.ts';
 import { normalise } from './normalise/index.ts';
 import type { Provider } from './normalise/envelope.ts';
@@ -35,16 +34,13 @@ const signatureErrors: Record<WebhookVerifyFailure, DomainError> = {
  * already accepted (409). Nothing here calls Temporal: the relay starts the processing after the commit.
  */
 export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new Date()): Promise<IngestResult> {
-  const connection = await deps.em.findOne(Connection, { inboundKey: post.inboundKey, deletedAt: null });
+  // Read through this instance's short-lived cache (decision 90): a change made elsewhere shows within a second.
+  const connection = await deps.connections.find(deps.em, post.inboundKey);
   if (!connection) throw new DomainError('not_found', 'Unknown inbound key');
   if (connection.status === 'paused') throw new DomainError('connection_paused', 'This connection is paused; its events are refused');
   const raw = await post.readBody();
 
-  const secrets = activeSecrets(
-    deps.secrets,
-    { current: connection.signingSecretSealed, previous: connection.previousSigningSecretSealed, previousExpiresAt: connection.previousSigningSecretExpiresAt },
-    now,
-  );
+  const secrets = signingSecretsAt(connection, now);
   const verdict = verifyWebhook({ headers: post.headers, body: raw, secrets, now: Math.floor(now.getTime() / 1000) });
   if (!verdict.ok) throw signatureErrors[verdict.reason];
 
