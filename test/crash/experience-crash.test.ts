@@ -54,6 +54,9 @@ describe('experience runs survive a worker crash', () => {
       }
       // Every run has fired its first webhook and sleeps on `pause`.
       await waitForRuns(account, experienceId, (runs) => runs.length === people.length && runs.every((run) => run.currentNodeId === 'pause'), 60_000);
+      // ... and those webhooks have been delivered: a worker killed during an HTTP attempt sends that attempt again
+      // under the same webhook-id (at least once, test/crash/delivery-crash.test.ts), which is not what this test is about.
+      await waitForEventsSettled([account.accountId], 60_000);
       await killWorker(first);
 
       // While no worker runs: p0 buys, which is a goal with exit. The event is accepted and waits for a worker.

@@ -64,16 +64,19 @@ describe('recovery after a failed Temporal call', () => {
     expect(temporal.state.signalled).toEqual([heldRow.workflowId]);
   });
 
-  it('leaves no pending delivery behind when a redelivery cannot start its run', async () => {
+  it('takes a redelivery while Temporal is unreachable: its row waits in the outbox for the relay, nothing is called', async () => {
     const account = await newAccount();
     const endpoint = await newEndpoint(account);
     try {
       const delivered = await waitForFinishedDelivery(account, endpoint.endpointId, await sendTest(account, endpoint.endpointId));
       const temporal = flakyClient();
-      const deps = { em: orm.em.fork(), temporal: { ...temporal, taskQueue: 'unused' }, delivery: inject('delivery') };
-      await expect(redeliver(deps, account.accountId, delivered.deliveryId)).rejects.toThrow(/UNAVAILABLE/);
-      expect(temporal.state.started).toBe(1);
-      expect(await query('select id from deliveries where redelivery_of = $1', [delivered.deliveryId])).toEqual([]);
+      const deps = { em: orm.em.fork(), temporal: { ...temporal, taskQueue: 'no-relay-serves-this-queue' }, delivery: inject('delivery') };
+      const redelivery = await redeliver(deps, account.accountId, delivered.deliveryId);
+      expect(temporal.state.started).toBe(0);
+      expect(await query('select status, task_queue, batch_id from deliveries where redelivery_of = $1', [delivered.deliveryId])).toEqual([
+        { status: 'pending', task_queue: 'no-relay-serves-this-queue', batch_id: null },
+      ]);
+      expect(redelivery.workflowId).toBeNull();
     } finally {
       await endpoint.receiver.close();
     }
