@@ -7,17 +7,19 @@
  *    `signup` and fires a webhook action at once.
  * 2. Ingest acceptance (the bench:ingest service path): CLIENTS closed-loop clients post an event type no experience
  *    listens to for DURATION_S; accepted/s.
- * 3. Delivery (the bench:delivery service path): DELIVERIES `webhook.test` events through `POST …/endpoints/{id}/test`,
- *    CONCURRENCY in flight; publish → receipt per event.
- * 4. Flows: CLIENTS clients post `signup` events of new people for DURATION_S; each is routed against every active
- *    experience and the people's live runs, starts a run, and the run's webhook action reaches a local HTTPS
- *    receiver. Events routed per second (post of the first → the last PROCESSED) and post → `experience.action`
- *    receipt per event.
- * 5. The Temporal floor (one workflow, one activity per unit) on the same server.
+ * 3. One at a time: SOLO `webhook.test` events, then SOLO `signup` events of new people, each sent once the last one
+ *    arrived; publish → receipt and post → `experience.action` receipt with nothing queued.
+ * 4. Delivery under load (the bench:delivery service path): DELIVERIES `webhook.test` events through
+ *    `POST …/endpoints/{id}/test`, CONCURRENCY in flight; publish → receipt per event.
+ * 5. Flows under load: CLIENTS clients post `signup` events of new people for DURATION_S; each is routed against
+ *    every active experience and the people's live runs, starts a run, and the run's webhook action reaches a local
+ *    HTTPS receiver. Events routed per second (post of the first → the last PROCESSED) and post →
+ *    `experience.action` receipt per event (which, with acceptance far faster than processing, is mostly queueing).
+ * 6. The Temporal floor (one workflow, one activity per unit) on the same server.
  *
  * Ratios: routed/s over ingest accepted/s, flow latency over delivery latency, routed/s over the floor. Figures go to
  * stdout (the last line is one JSON object), progress to stderr. Optional environment: EXPERIENCES (100), RUNS
- * (10000), DURATION_S (15), CLIENTS (16), DELIVERIES (200), CONCURRENCY (16), DATABASE_URL, LOG_LEVEL.
+ * (10000), DURATION_S (15), CLIENTS (16), DELIVERIES (200), CONCURRENCY (16), SOLO (20), DATABASE_URL, LOG_LEVEL.
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -50,6 +52,7 @@ const DURATION_S = positiveInt('DURATION_S', 15);
 const CLIENTS = positiveInt('CLIENTS', 16);
 const DELIVERIES = positiveInt('DELIVERIES', 200);
 const CONCURRENCY = positiveInt('CONCURRENCY', 16);
+const SOLO = positiveInt('SOLO', 20);
 const SETTLE_TIMEOUT_MS = positiveInt('SETTLE_TIMEOUT_S', 900) * 1000;
 const allowCidrs = '127.0.0.0/8,::1/128';
 const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
@@ -145,6 +148,26 @@ async function taskQueueBacklog(client: Client): Promise<number> {
   return backlog;
 }
 
+/** When each person's `experience.action` arrived, from the bodies a recording kept. */
+function actionReceipts(recording: Recording): Map<string, number> {
+  const byUser = new Map<string, number>();
+  for (const [id, body] of recording.bodies) {
+    const envelope = JSON.parse(body) as { type: string; data: { clientUserId: string | null } };
+    if (envelope.type === 'experience.action' && envelope.data.clientUserId) byUser.set(envelope.data.clientUserId, recording.receivedAt.get(id)!);
+  }
+  return byUser;
+}
+
+/** Resolves once `condition` holds (polled every 5 ms), or fails after 60 s. */
+async function until(label: string, condition: () => boolean, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!condition()) {
+    signal.throwIfAborted();
+    if (Date.now() > deadline) throw new Error(`${label}: not done within 60 s`);
+    await sleep(5);
+  }
+}
+
 const countOf = async (sql: pg.Client, text: string, params: unknown[]) => Number((await sql.query<{ n: string }>(text, params)).rows[0]!.n);
 
 const latencyFigures = (latencies: number[]) => {
@@ -231,7 +254,34 @@ async function main(context: BenchContext): Promise<number> {
     signal,
   );
 
-  // --- 3. Delivery ---------------------------------------------------------------------------------------------
+  // --- 3. One at a time: latency with nothing queued ------------------------------------------------------------
+  progress(`one in flight: ${SOLO} test events, then ${SOLO} signups, each after the last one arrived`);
+  const soloRecording = new Recording(true);
+  receiver.recording = soloRecording;
+  const soloDelivery: number[] = [];
+  for (let index = 0; index < SOLO; index++) {
+    const sent = now();
+    const { status, body } = await client.call('POST', `/accounts/${account.id}/endpoints/${endpoint.id}/test`, { token: apiKey, body: {} });
+    if (status !== 202) throw new Error(`test event answered ${status}`);
+    const { eventId } = body as { eventId: string };
+    await until('one test event', () => soloRecording.receivedAt.has(eventId), signal);
+    soloDelivery.push(soloRecording.receivedAt.get(eventId)! - sent);
+  }
+  const soloSignup = eventRequests(target, 'solo', 'signup', (index) => `solo-${index}`);
+  const soloFlow: number[] = [];
+  for (let index = 0; index < SOLO; index++) {
+    const request = soloSignup(index);
+    const sent = now();
+    const answer = await fetch(`${api.url}${request.path}`, { method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: request.body });
+    if (answer.status !== 202) throw new Error(`signup answered ${answer.status}`);
+    let receivedAt: number | undefined;
+    await until('one signup', () => (receivedAt = actionReceipts(soloRecording).get(`solo-${index}`)) !== undefined, signal);
+    soloFlow.push(receivedAt! - sent);
+  }
+  const soloDeliveryLatency = latencyFigures(soloDelivery);
+  const soloFlowLatency = latencyFigures(soloFlow);
+
+  // --- 4. Delivery under load ----------------------------------------------------------------------------------
   progress(`delivery: ${DELIVERIES} test events, ${CONCURRENCY} in flight`);
   const deliveryRecording = new Recording();
   receiver.recording = deliveryRecording;
@@ -245,19 +295,11 @@ async function main(context: BenchContext): Promise<number> {
   await waitUntil('delivery', async () => ({ done: deliveryRecording.receivedAt.size >= DELIVERIES, line: `${deliveryRecording.receivedAt.size}/${DELIVERIES} received` }), signal);
   const deliveryLatency = latencyFigures([...testSentAt].map(([id, sent]) => deliveryRecording.receivedAt.get(id)! - sent));
 
-  // --- 4. Flows ------------------------------------------------------------------------------------------------
+  // --- 5. Flows under load ------------------------------------------------------------------------------------
   const flowRecording = new Recording(true);
   receiver.recording = flowRecording;
   const flowStarted = now();
   const signups = await load('flows', { origin: api.url, next: eventRequests(target, 'signup', 'signup', (index) => `newcomer-${index}`) }, signal);
-  const actionUsers = () => {
-    const byUser = new Map<string, number>();
-    for (const [id, body] of flowRecording.bodies) {
-      const envelope = JSON.parse(body) as { type: string; data: { clientUserId: string | null } };
-      if (envelope.type === 'experience.action' && envelope.data.clientUserId) byUser.set(envelope.data.clientUserId, flowRecording.receivedAt.get(id)!);
-    }
-    return byUser;
-  };
   await waitUntil('flows', async () => ({ done: flowRecording.receivedAt.size >= signups.acceptedTags.length, line: `${flowRecording.receivedAt.size}/${signups.acceptedTags.length} actions received` }), signal);
   const { rows: routed } = await sql.query<{ n: string; first: Date; last: Date }>(
     `select count(*) as n, min(created_at) as first, max(processed_at) as last from inbound_events where connection_id = $1 and status = 'PROCESSED' and event_type = 'signup'`,
@@ -265,14 +307,15 @@ async function main(context: BenchContext): Promise<number> {
   );
   const routedCount = Number(routed[0]!.n);
   const routedPerSecond = routedCount / ((new Date(routed[0]!.last).getTime() - flowStarted) / 1000);
-  const received = actionUsers();
+  const received = actionReceipts(flowRecording);
   const flowLatency = latencyFigures(signups.acceptedTags.flatMap((user, index) => (received.has(user) ? [received.get(user)! - signups.acceptedSentAt[index]!] : [])));
   const lost = signups.acceptedTags.filter((user) => !received.has(user)).length;
-  const duplicates = flowRecording.duplicates + deliveryRecording.duplicates;
-  const signatureFailures = flowRecording.signatureFailures + deliveryRecording.signatureFailures;
+  const recordings = [soloRecording, deliveryRecording, flowRecording];
+  const duplicates = recordings.reduce((sum, recording) => sum + recording.duplicates, 0);
+  const signatureFailures = recordings.reduce((sum, recording) => sum + recording.signatureFailures, 0);
   const stillLive = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and status = 'running' and current_node_id = 'wait'`, [account.id]);
 
-  // --- 5. The Temporal floor -----------------------------------------------------------------------------------
+  // --- 6. The Temporal floor -----------------------------------------------------------------------------------
   progress('measuring the Temporal floor');
   const floor = await measureTemporalFloor({ address: settings.temporalAddress, namespace, units: 300, concurrency: CLIENTS });
 
@@ -287,12 +330,15 @@ async function main(context: BenchContext): Promise<number> {
   out(`| flows: signup routed (post → PROCESSED), post → experience.action receipt | ${routedCount} routed, ${flowLatency.count} actions | ${fmt(routedPerSecond, 1)} routed/s | ${ms(flowLatency.p50)} | ${ms(flowLatency.p99)} | ${ms(flowLatency.max)} |`);
   out(`| ingest acceptance (202s, event no flow listens to) | ${ingestLatency.count} | ${fmt(ingestPerSecond, 1)} accepted/s | ${ms(ingestLatency.p50)} | ${ms(ingestLatency.p99)} | ${ms(ingestLatency.max)} |`);
   out(`| delivery (webhook.test, publish → receipt) | ${deliveryLatency.count} | – | ${ms(deliveryLatency.p50)} | ${ms(deliveryLatency.p99)} | ${ms(deliveryLatency.max)} |`);
+  out(`| flows, one event in flight: post → experience.action receipt | ${soloFlowLatency.count} | – | ${ms(soloFlowLatency.p50)} | ${ms(soloFlowLatency.p99)} | ${ms(soloFlowLatency.max)} |`);
+  out(`| delivery, one event in flight: publish → receipt | ${soloDeliveryLatency.count} | – | ${ms(soloDeliveryLatency.p50)} | ${ms(soloDeliveryLatency.p99)} | ${ms(soloDeliveryLatency.max)} |`);
   out(`| Temporal floor (one workflow, one activity) | ${floor.units} | ${fmt(floor.perSecond, 1)} runs/s | ${ms(floor.p50)} | ${ms(floor.p99)} | – |`);
   out();
   out('Ratios');
   out(`  routed/s over ingest accepted/s      ${fmt(routedPerSecond / ingestPerSecond, 3)}`);
   out(`  routed/s over the floor              ${fmt(routedPerSecond / floor.perSecond, 3)}`);
-  out(`  flow latency over delivery latency   p50 ${fmt(flowLatency.p50 / deliveryLatency.p50, 2)}x, p99 ${fmt(flowLatency.p99 / deliveryLatency.p99, 2)}x`);
+  out(`  one in flight: flow over delivery   p50 ${fmt(soloFlowLatency.p50 / soloDeliveryLatency.p50, 2)}x, p99 ${fmt(soloFlowLatency.p99 / soloDeliveryLatency.p99, 2)}x`);
+  out(`  under load: flow over delivery       p50 ${fmt(flowLatency.p50 / deliveryLatency.p50, 2)}x, p99 ${fmt(flowLatency.p99 / deliveryLatency.p99, 2)}x`);
   out(`  lost actions ${lost}, duplicate receipts ${duplicates}, signature failures ${signatureFailures}, waiting runs still live ${stillLive}/${liveTarget}`);
   out();
   for (const line of await machineLines(sql, loadAtStart)) out(line);
@@ -311,6 +357,11 @@ async function main(context: BenchContext): Promise<number> {
       actionP99Ms: flowLatency.p99,
       deliveryP50Ms: deliveryLatency.p50,
       deliveryP99Ms: deliveryLatency.p99,
+      soloActionP50Ms: soloFlowLatency.p50,
+      soloActionP99Ms: soloFlowLatency.p99,
+      soloDeliveryP50Ms: soloDeliveryLatency.p50,
+      soloDeliveryP99Ms: soloDeliveryLatency.p99,
+      soloLatencyRatioP50: soloFlowLatency.p50 / soloDeliveryLatency.p50,
       latencyRatioP50: flowLatency.p50 / deliveryLatency.p50,
       latencyRatioP99: flowLatency.p99 / deliveryLatency.p99,
       lost,
