@@ -302,7 +302,7 @@ async function main(context: BenchContext): Promise<number> {
   const signups = await load('flows', { origin: api.url, next: eventRequests(target, 'signup', 'signup', (index) => `newcomer-${index}`) }, signal);
   await waitUntil('flows', async () => ({ done: flowRecording.receivedAt.size >= signups.acceptedTags.length, line: `${flowRecording.receivedAt.size}/${signups.acceptedTags.length} actions received` }), signal);
   const { rows: routed } = await sql.query<{ n: string; first: Date; last: Date }>(
-    `select count(*) as n, min(created_at) as first, max(processed_at) as last from inbound_events where connection_id = $1 and status = 'PROCESSED' and event_type = 'signup'`,
+    `select count(*) as n, min(created_at) as first, max(processed_at) as last from inbound_events where connection_id = $1 and status = 'PROCESSED' and event_type = 'signup' and message_id like 'signup-%'`,
     [connection.id],
   );
   const routedCount = Number(routed[0]!.n);
