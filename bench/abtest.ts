@@ -10,7 +10,6 @@
  * sent to before the window), DATABASE_URL (a server to create a scratch database on; embedded PostgreSQL
  * otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -23,7 +22,7 @@ import { createSegment } from '../src/domain/segments/create-segment.ts';
 import { sampleMessage } from '../test/support/samples.ts';
 import { positiveInt } from './support/env.ts';
 import { machineLines } from './support/machine.ts';
-import { runBench, startStack, type BenchContext } from './support/stack.ts';
+import { runBench, startBenchWorkerProcess, startStack, type BenchContext } from './support/stack.ts';
 import { fmt } from './support/stats.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
 
@@ -34,26 +33,6 @@ const delivery = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeo
 const progress = (message: string) => process.stderr.write(`[bench:abtest] ${message}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The worker as its own process, so its peak memory is its own; resolves once it says it runs. */
-async function startWorkerProcess(context: BenchContext, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['src/main/worker.ts'], { env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  context.teardown.add('worker process', async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"msg":"worker running"')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the worker exited with ${code}`)));
-  });
-  return child;
-}
 
 /** Peak resident memory of a process so far (Linux: VmHWM), in MiB. */
 async function peakRssMiB(pid: number): Promise<number> {
@@ -67,13 +46,7 @@ runBench(progress, async (context) => {
   const stack = await startStack(context, progress, { taskQueue, delivery });
   const { sql } = stack;
   const em = stack.workerOrm.em.fork();
-  const worker = await startWorkerProcess(context, {
-    DATABASE_URL: stack.settings.databaseUrl,
-    TEMPORAL_ADDRESS: stack.settings.temporalAddress,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    SECRETS_KEY: stack.settings.secretsKey,
-    PUSH_PROVIDER: 'log',
-  });
+  const worker = await startBenchWorkerProcess(context, stack, { PUSH_PROVIDER: 'log' });
   const idleRss = await peakRssMiB(worker.pid!);
 
   progress(`setting up ${DEVICES} devices`);

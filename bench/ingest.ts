@@ -11,7 +11,8 @@
  * path before measuring (2, not counted), DRAIN_TIMEOUT_S to wait for the accepted events' runs (600), API_POOL_MAX
  * for the API's ORM pool (connectOrm's default, 10, as in `npm run api`; the baseline's pool follows it),
  * DATABASE_URL (a server to create a scratch database on; embedded PostgreSQL otherwise), LOG_LEVEL for the
- * service's own logs on stderr (warn), FLOOR_UNITS for the floor (1000).
+ * service's own logs on stderr (warn), FLOOR_UNITS for the floor (1000), WORKER_PROCESS=1 to run the worker in
+ * a process of its own (as deployed) instead of in the bench process.
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
@@ -29,7 +30,7 @@ import { driveLoad, type LoadResult } from './support/http-load.ts';
 import { signedEnvelopes, unlimitedIngest, type IngestTarget } from './support/ingest-load.ts';
 import { startIngestBaseline, type BaselineConnection } from './support/ingest-baseline.ts';
 import { PoolProbe } from './support/pg-probe.ts';
-import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext } from './support/stack.ts';
+import { runBench, startBenchApi, startBenchWorker, startBenchWorkerProcess, startStack, type BenchContext } from './support/stack.ts';
 import { StageTimer } from './support/stage-timer.ts';
 import { ascending, fmt, percentile } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
@@ -40,6 +41,7 @@ const CLIENTS = positiveInt('CLIENTS', 32);
 const WARMUP_S = positiveInt('WARMUP_S', 2, 0);
 const DRAIN_TIMEOUT_S = positiveInt('DRAIN_TIMEOUT_S', 600);
 const FLOOR_UNITS = positiveInt('FLOOR_UNITS', 1000);
+const WORKER_PROCESS = process.env.WORKER_PROCESS === '1';
 /** The API's ORM pool; unset, createApiServices opens its own with connectOrm's default (10), as `npm run api` does. */
 const API_POOL_MAX = process.env.API_POOL_MAX ? positiveInt('API_POOL_MAX', 10) : undefined;
 /** The bare server's pool, as large as the API's ORM pool. */
@@ -174,7 +176,10 @@ async function main(context: BenchContext): Promise<number> {
   const stack = await startStack(context, progress, { taskQueue, namespace, delivery });
   const { workerOrm, sql, settings } = stack;
   const temporalClients = stack.temporal;
-  await startBenchWorker(context, progress, stack);
+  // WORKER_PROCESS=1: the worker in a process of its own, as deployed (`npm run worker`), so that the events it
+  // processes during the load do not share the API's event loop.
+  if (WORKER_PROCESS) await startBenchWorkerProcess(context, stack);
+  else await startBenchWorker(context, progress, stack);
 
   // The API as in its own process: its own ORM pool, its own Temporal client, the Postgres rate limiter.
   const { services, api } = await startBenchApi(context, progress, stack, { poolMax: API_POOL_MAX, rateLimit: unlimitedIngest });

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -220,4 +221,45 @@ export async function startBenchApi(
   progress(`API at ${api.url}`);
   context.signal.throwIfAborted();
   return { services, api };
+}
+
+/**
+ * The worker as its own process (`src/main/worker.ts`, as `npm run worker` runs it) on the stack's database, Temporal
+ * server and task queue, so that its CPU and memory are its own and it does not share the bench's event loop.
+ * Resolves once it logs that it runs (at `info`, so LOG_LEVEL must not be raised); its later output is drained and dropped.
+ */
+export async function startBenchWorkerProcess(context: BenchContext, stack: Stack, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['src/main/worker.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      LOG_LEVEL: 'info',
+      DATABASE_URL: stack.settings.databaseUrl,
+      TEMPORAL_ADDRESS: stack.settings.temporalAddress,
+      TEMPORAL_NAMESPACE: stack.settings.namespace,
+      TEMPORAL_TASK_QUEUE: stack.settings.taskQueue,
+      SECRETS_KEY: stack.settings.secretsKey,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  context.teardown.add('worker process', async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('"msg":"worker running"')) return;
+      // Keep draining the pipe (a full pipe would block the worker), without keeping what it says.
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the worker exited with ${code}`)));
+  });
+  return child;
 }
