@@ -31,6 +31,12 @@ const whitespace = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\
  * A required name or title: at most `max` characters as sent, not blank, stored without surrounding whitespace. The
  * length is checked before trimming so that the OpenAPI document (maxLength, pattern) says exactly what is accepted.
  */
+/** A page of records as the API answers it: each item through the resource's one mapper, and the cursor as it is. */
+export const toPageResponse = <T, R>(page: { items: T[]; nextCursor: string | null }, toItem: (item: T) => R) => ({
+  items: page.items.map((item) => toItem(item)),
+  nextCursor: page.nextCursor,
+});
+
 export const trimmedText = (max: number) =>
   z.string().max(max).regex(new RegExp(`[^${whitespace}]`), 'must not be blank').trim();
 

@@ -18,6 +18,7 @@ import {
   toCheckedAbTestResponse,
   updateAbTestBody,
 } from './schemas.ts';
+import { toPageResponse } from '../shared-schemas.ts';
 
 const tag = 'A/B tests';
 const notFound = { description: 'No such test (or app) in this account' };
@@ -128,7 +129,7 @@ export const abTestRoutes = [
     responses: { 200: { description: 'One page of tests', schema: abTestPageSchema }, 404: notFound },
     handler: async ({ query }, { em, account }) => {
       const page = await listAbTests(em, account.id, query);
-      return { status: 200, body: { items: page.items.map(toAbTestResponse), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toAbTestResponse) };
     },
   }),
 ];

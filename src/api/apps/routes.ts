@@ -3,7 +3,7 @@ import { createApp } from '../../domain/apps/create-app.ts';
 import { listApps } from '../../domain/apps/list-apps.ts';
 import { defineRoute } from '../../http/route.ts';
 import type { App } from '../../persistence/entities/app.ts';
-import { accountIdParam, pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
+import { accountIdParam, pageOf, paginationQuery, timestamp, trimmedText, toPageResponse } from '../shared-schemas.ts';
 
 const createAppBody = z.strictObject({ name: trimmedText(200) }).meta({ id: 'CreateApp' });
 
@@ -48,7 +48,7 @@ export const appRoutes = [
     },
     handler: async ({ query }, { em, account }) => {
       const page = await listApps(em, account.id, query);
-      return { status: 200, body: { items: page.items.map(toAppResponse), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toAppResponse) };
     },
   }),
 ];

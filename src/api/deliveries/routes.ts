@@ -4,6 +4,7 @@ import { defineRoute } from '../../http/route.ts';
 import { endpointParams } from '../endpoints/schemas.ts';
 import { publishDeps } from '../request-deps.ts';
 import { deliveryPage, deliverySchema, listDeliveriesQuery, redeliverParams, toDeliveryResponse, toDeliveryWithAttempts } from './schemas.ts';
+import { toPageResponse } from '../shared-schemas.ts';
 
 const tag = 'Deliveries';
 
@@ -20,7 +21,7 @@ export const deliveryRoutes = [
     responses: { 200: { description: 'One page of deliveries', schema: deliveryPage }, 404: { description: 'No such endpoint in this account' } },
     handler: async ({ params, query }, { em, account }) => {
       const page = await listDeliveries(em, account.id, params.endpointId, query);
-      return { status: 200, body: { items: page.items.map(toDeliveryWithAttempts), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toDeliveryWithAttempts) };
     },
   }),
   defineRoute({

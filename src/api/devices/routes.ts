@@ -16,6 +16,7 @@ import {
   sortBatch,
   toDeviceResponse,
 } from './schemas.ts';
+import { toPageResponse } from '../shared-schemas.ts';
 
 const tag = 'Devices';
 const notFound = { description: 'No such device in this account (or it was deleted)' };
@@ -83,7 +84,7 @@ export const deviceRoutes = [
     responses: { 200: { description: 'One page of devices', schema: devicePage } },
     handler: async ({ query }, { em, account }) => {
       const page = await listDevices(em, account.id, query);
-      return { status: 200, body: { items: page.items.map(toDeviceResponse), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toDeviceResponse) };
     },
   }),
   defineRoute({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listInboundEvents } from '../../domain/ingest/list-inbound-events.ts';
 import { defineRoute } from '../../http/route.ts';
 import { inboundEventStatuses, type InboundEvent } from '../../persistence/entities/inbound-event.ts';
-import { accountIdParam, pageOf, paginationQuery, timestamp } from '../shared-schemas.ts';
+import { accountIdParam, pageOf, paginationQuery, timestamp, toPageResponse } from '../shared-schemas.ts';
 
 const inboundEventSchema = z
   .object({
@@ -58,7 +58,7 @@ export const eventRoutes = [
     responses: { 200: { description: 'One page of events', schema: pageOf(inboundEventSchema).meta({ id: 'InboundEventPage' }) } },
     handler: async ({ query }, { em, account }) => {
       const page = await listInboundEvents(em, account.id, query);
-      return { status: 200, body: { items: page.items.map(toInboundEventResponse), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toInboundEventResponse) };
     },
   }),
 ];

@@ -6,7 +6,7 @@ import { listExperienceRuns, listExperiences } from '../../domain/experiences/li
 import { publishExperience } from '../../domain/experiences/publish-experience.ts';
 import { updateExperience } from '../../domain/experiences/update-experience.ts';
 import { defineRoute } from '../../http/route.ts';
-import { pageOf, accountIdParam } from '../shared-schemas.ts';
+import { pageOf, accountIdParam, toPageResponse } from '../shared-schemas.ts';
 import {
   createExperienceBody,
   experienceListQuery,
@@ -69,7 +69,7 @@ export const experienceRoutes = [
     responses: { 200: { description: 'One page of experiences', schema: pageOf(experienceSchema).meta({ id: 'ExperiencePage' }) } },
     handler: async ({ query }, { em, account }) => {
       const page = await listExperiences(em, account.id, query);
-      return { status: 200, body: { items: page.items.map(toExperienceResponse), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toExperienceResponse) };
     },
   }),
   defineRoute({
@@ -143,7 +143,7 @@ export const experienceRoutes = [
     responses: { 200: { description: 'One page of runs', schema: pageOf(runSchema).meta({ id: 'ExperienceRunPage' }) }, 404: notFound },
     handler: async ({ params, query }, { em, account }) => {
       const page = await listExperienceRuns(em, account.id, params.experienceId, query);
-      return { status: 200, body: { items: page.items.map(toRunResponse), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toRunResponse) };
     },
   }),
   defineRoute({

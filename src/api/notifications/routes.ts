@@ -10,6 +10,7 @@ import {
   notificationSchema,
   toNotificationResponse,
 } from './schemas.ts';
+import { toPageResponse } from '../shared-schemas.ts';
 
 const tag = 'Messages';
 
@@ -59,7 +60,7 @@ export const notificationRoutes = [
     responses: { 200: { description: 'One page of messages', schema: notificationPage } },
     handler: async ({ query }, { em, account }) => {
       const page = await listNotifications(em, account.id, query);
-      return { status: 200, body: { items: page.items.map(toNotificationResponse), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toNotificationResponse) };
     },
   }),
 ];

@@ -4,7 +4,7 @@ import { recordClick } from '../../domain/abtests/record-click.ts';
 import { defineRoute } from '../../http/route.ts';
 import { abTestArms } from '../../persistence/entities/ab-test-member.ts';
 import { pushSendStatuses, type PushSend } from '../../persistence/entities/push-send.ts';
-import { pageOf, paginationQuery, timestamp } from '../shared-schemas.ts';
+import { pageOf, paginationQuery, timestamp, toPageResponse } from '../shared-schemas.ts';
 
 const sendSchema = z
   .object({
@@ -44,7 +44,7 @@ export const pushRoutes = [
     responses: { 200: { description: 'One page of sends', schema: pageOf(sendSchema).meta({ id: 'PushSendPage' }) }, 404: { description: 'No such test in this account' } },
     handler: async ({ query }, { em, account }) => {
       const page = await listPushSends(em, account.id, query);
-      return { status: 200, body: { items: page.items.map(toSendResponse), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toSendResponse) };
     },
   }),
   defineRoute({

@@ -13,6 +13,7 @@ import {
   toSegmentResponse,
   updateSegmentBody,
 } from './schemas.ts';
+import { toPageResponse } from '../shared-schemas.ts';
 
 const tag = 'Segments (filters)';
 const notFound = { description: 'No such segment in this account' };
@@ -68,7 +69,7 @@ export const segmentRoutes = [
     responses: { 200: { description: 'One page of segments', schema: segmentPage } },
     handler: async ({ query }, { em, account }) => {
       const page = await listSegments(em, account.id, query);
-      return { status: 200, body: { items: page.items.map((segment) => toSegmentResponse(segment)), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toSegmentResponse) };
     },
   }),
 ];

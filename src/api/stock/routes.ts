@@ -4,6 +4,7 @@ import { listStock } from '../../domain/stock/list-stock.ts';
 import { defineRoute } from '../../http/route.ts';
 import { toNotificationResponse } from '../notifications/schemas.ts';
 import { createStockBody, listStockQuery, slotFromStockBody, slotSchema, stockIdQuery, stockPage, stockSchema, toStockResponse } from './schemas.ts';
+import { toPageResponse } from '../shared-schemas.ts';
 
 const tag = 'Stock';
 
@@ -30,7 +31,7 @@ export const stockRoutes = [
     responses: { 200: { description: 'One page of stock', schema: stockPage } },
     handler: async ({ query }, { em, account }) => {
       const page = await listStock(em, account.id, query);
-      return { status: 200, body: { items: page.items.map(toStockResponse), nextCursor: page.nextCursor } };
+      return { status: 200, body: toPageResponse(page, toStockResponse) };
     },
   }),
   defineRoute({
