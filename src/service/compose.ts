@@ -9,6 +9,7 @@ import { createApiMetrics } from '../metrics/api-metrics.ts';
 import { createWorkerMetrics } from '../metrics/worker-metrics.ts';
 import { createOutboundHttpClient } from '../outbound/http-client.ts';
 import { defaultDeliveryRelaySettings, type DeliveryRelaySettings } from '../outbox/delivery-relay.ts';
+import { defaultIngestRelaySettings, type IngestRelaySettings } from '../outbox/ingest-relay.ts';
 import { createPushProvider, type PushSettings } from '../outbound/push/create-push-provider.ts';
 import { createIngestRateLimiter, type RateLimit } from '../persistence/ingest-rate-limiter.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
@@ -33,7 +34,7 @@ export interface ServiceSettings {
   deliveryRelay?: DeliveryRelaySettings | undefined;
   /** How the worker sends pushes; the API sends none. */
   push: PushSettings;
-  /** The ingest relay the worker runs (defaults: ingestRelayDefaults). */
+  /** The ingest relay the worker runs (defaults: defaultIngestRelaySettings). */
   ingestRelay?: IngestRelaySettings | undefined;
   logger: Logger;
   /**
@@ -42,16 +43,6 @@ export interface ServiceSettings {
    */
   metrics?: Registry | undefined;
 }
-
-/** INGEST_RELAY_*: how the worker's ingest relay moves accepted events from the outbox into `ingestBatch` runs. */
-export interface IngestRelaySettings {
-  batchSize: number;
-  chunkSize: number;
-  lanes: number;
-  pollIntervalMs: number;
-}
-
-export const ingestRelayDefaults: IngestRelaySettings = { batchSize: 200, chunkSize: 25, lanes: 2, pollIntervalMs: 1000 };
 
 interface DeliveryConfig {
   DELIVERY_RETRY_INITIAL_MS: number;
@@ -118,10 +109,10 @@ export function serviceSettingsFrom(
     },
     push: pushSettingsFrom(config),
     ingestRelay: {
-      batchSize: config.INGEST_RELAY_BATCH_SIZE ?? ingestRelayDefaults.batchSize,
-      chunkSize: config.INGEST_RELAY_CHUNK_SIZE ?? ingestRelayDefaults.chunkSize,
-      lanes: config.INGEST_RELAY_LANES ?? ingestRelayDefaults.lanes,
-      pollIntervalMs: config.INGEST_RELAY_POLL_MS ?? ingestRelayDefaults.pollIntervalMs,
+      batchSize: config.INGEST_RELAY_BATCH_SIZE ?? defaultIngestRelaySettings.batchSize,
+      chunkSize: config.INGEST_RELAY_CHUNK_SIZE ?? defaultIngestRelaySettings.chunkSize,
+      lanes: config.INGEST_RELAY_LANES ?? defaultIngestRelaySettings.lanes,
+      pollIntervalMs: config.INGEST_RELAY_POLL_MS ?? defaultIngestRelaySettings.pollIntervalMs,
     },
     logger,
   };

@@ -1,14 +1,12 @@
 import type { WorkflowBundleOption } from '@temporalio/worker';
-import { inboundEventsChannel } from '../domain/ingest/accept-inbound-event.ts';
-import { createIngestRelay } from '../domain/ingest/relay-inbound-events.ts';
-import { startRelayLoop, type RunningRelay } from '../outbox/relay-loop.ts';
+import { defaultIngestRelaySettings, startIngestRelay } from '../outbox/ingest-relay.ts';
+import type { RunningRelay } from '../outbox/relay-loop.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
 import { createTemporalClients } from '../temporal/client.ts';
-import type { TemporalAccess } from '../temporal/temporal-access.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
 import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/delivery-relay.ts';
-import { createActivityDeps, ingestRelayDefaults, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
+import { createActivityDeps, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
 
 export interface ServiceWorker {
   /** The task queues polled: the bulk one first, then the interactive one when it is a queue of its own. */
@@ -59,7 +57,13 @@ export async function startServiceWorker(
       workers.push(await startWorker({ ...base, deps: workerDeps, taskQueue }));
     }
     relays.push(
-      startIngestRelay(settings, orm, deps.temporal),
+      startIngestRelay({
+        databaseUrl: settings.databaseUrl,
+        orm,
+        temporal: deps.temporal,
+        settings: settings.ingestRelay ?? defaultIngestRelaySettings,
+        logger: settings.logger,
+      }),
       startDeliveryRelay({
         databaseUrl: settings.databaseUrl,
         orm,
@@ -78,22 +82,4 @@ export async function startServiceWorker(
     finished: Promise.all(workers.map((worker) => worker.finished)).then(() => undefined),
     stop: release,
   };
-}
-
-/**
- * The ingest relay: woken by the accepting statement's NOTIFY, polling as a fallback. INGEST_RELAY_LANES=0 runs
- * none in this worker (another process relays).
- */
-export function startIngestRelay(settings: ServiceSettings, orm: Orm, temporal: TemporalAccess): RunningRelay {
-  const relay = settings.ingestRelay ?? ingestRelayDefaults;
-  if (relay.lanes === 0) return { wake: () => undefined, stop: async () => undefined };
-  return startRelayLoop({
-    name: 'ingest',
-    databaseUrl: settings.databaseUrl,
-    channel: inboundEventsChannel,
-    relayBatch: createIngestRelay({ em: () => orm.em.fork(), temporal }, relay),
-    pollIntervalMs: relay.pollIntervalMs,
-    lanes: relay.lanes,
-    logger: settings.logger,
-  });
 }

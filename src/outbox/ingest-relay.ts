@@ -1,0 +1,43 @@
+import { inboundEventsChannel } from '../domain/ingest/accept-inbound-event.ts';
+import { createIngestRelay } from '../domain/ingest/relay-inbound-events.ts';
+import type { Logger } from '../logger.ts';
+import type { Orm } from '../persistence/orm.ts';
+import type { TemporalAccess } from '../temporal/temporal-access.ts';
+import { startRelayLoop, type RunningRelay } from './relay-loop.ts';
+
+/** INGEST_RELAY_*: how the worker's ingest relay moves accepted events from the outbox into `ingestBatch` runs. */
+export interface IngestRelaySettings {
+  batchSize: number;
+  chunkSize: number;
+  lanes: number;
+  pollIntervalMs: number;
+}
+
+export const defaultIngestRelaySettings: IngestRelaySettings = { batchSize: 200, chunkSize: 25, lanes: 2, pollIntervalMs: 1000 };
+
+export interface IngestRelayOptions {
+  databaseUrl: string;
+  orm: Orm;
+  temporal: TemporalAccess;
+  settings: IngestRelaySettings;
+  logger: Logger;
+}
+
+/**
+ * The ingest relay of a worker process: woken by the accepting statement's NOTIFY, polling as a fallback, it claims
+ * accepted events of its task queue into a batch and starts the batch's `ingestBatch` run. INGEST_RELAY_LANES=0 runs
+ * none in this worker (another process relays).
+ */
+export function startIngestRelay(options: IngestRelayOptions): RunningRelay {
+  const { settings } = options;
+  if (settings.lanes === 0) return { wake: () => undefined, stop: async () => undefined };
+  return startRelayLoop({
+    name: 'ingest',
+    databaseUrl: options.databaseUrl,
+    channel: inboundEventsChannel,
+    relayBatch: createIngestRelay({ em: () => options.orm.em.fork(), temporal: options.temporal }, settings),
+    pollIntervalMs: settings.pollIntervalMs,
+    lanes: settings.lanes,
+    logger: options.logger,
+  });
+}
