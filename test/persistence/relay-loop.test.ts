@@ -64,18 +64,20 @@ describe('the outbox relay loop', () => {
     expect(moved.slice(0, 2)).toEqual([5, 0]);
   });
 
-  it('stops while idle, and does not call again after stop', async () => {
+  it('claims nothing after stop, though the batch in flight when it was called found work', async () => {
     const channel = `relay_${randomUUID().replaceAll('-', '')}`;
+    let release!: () => void;
+    const inFlight = new Promise<void>((resolve) => (release = resolve));
     let calls = 0;
     const observed = observedRelay(channel, async () => {
       calls += 1;
-      return 0;
+      if (calls === 1) await inFlight;
+      return 1; // "found work": a running loop would call again at once
     });
-    await observed.next();
-    await relay!.stop();
-    const after = calls;
-    await query('select pg_notify($1, $2)', [channel, '']);
-    relay!.wake();
-    expect(calls).toBe(after);
+    const stopping = relay!.stop();
+    release();
+    expect(await observed.next()).toBe(1);
+    await stopping;
+    expect(calls).toBe(1);
   });
 });
