@@ -15,7 +15,7 @@ const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
  * status counts it (richpush_ingest_events_processed_total) once it has returned: a step retried after its commit
  * counts again, so the counter is at least, not exactly, the number of events.
  */
-export function createIngestActivities({ orm, temporal, metrics }: ActivityDeps) {
+export function createIngestActivities({ orm, temporal, metrics, logger }: ActivityDeps) {
   return {
     async recordInboundEvent(accepted: AcceptedEvent, config: EventConfig): Promise<LinkOutcome> {
       const linked = await withDomainFailures(() => recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
@@ -33,7 +33,7 @@ export function createIngestActivities({ orm, temporal, metrics }: ActivityDeps)
     },
     /** A chunk of an ingestBatch run: business failures mark their event FAILED inside, so nothing to convert here. */
     async processInboundEvents(input: { eventIds: string[] }): Promise<ProcessedEvent[]> {
-      const processed = await processInboundEvents({ em: orm.em.fork(), temporal }, input.eventIds);
+      const processed = await processInboundEvents({ em: orm.em.fork(), temporal, logger }, input.eventIds);
       for (const event of processed) if (event.state.status !== 'RECEIVED') metrics.eventProcessed(event.state.status);
       return processed;
     },

@@ -70,6 +70,7 @@ const ingestRelaySettings = {
   INGEST_RELAY_CHUNK_SIZE: z.coerce.number().int().min(1).max(1000).default(25),
   INGEST_RELAY_LANES: z.coerce.number().int().min(0).max(32).default(2),
   INGEST_RELAY_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  INGEST_RELAY_LINGER_MS: z.coerce.number().int().min(0).max(5_000).default(100),
 };
 
 const deliverySettings = {

@@ -1,8 +1,19 @@
 import type pg from 'pg';
 import { ascending, percentile } from './stats.ts';
 
-/** Names a statement by what it does and to which table, so timings group by step. */
+const kinds = new Map<string, string>();
+
+/** Names a statement by what it does and to which table, so timings group by step (remembered per text, so the probe stays cheap). */
 export function statementKind(sql: string): string {
+  let kind = kinds.get(sql);
+  if (kind === undefined) {
+    kind = kindOf(sql);
+    if (kinds.size < 10_000) kinds.set(sql, kind);
+  }
+  return kind;
+}
+
+function kindOf(sql: string): string {
   const text = sql.trim().replace(/\s+/g, ' ').toLowerCase();
   if (/^(begin|commit|rollback)\b/.test(text)) return text.split(' ')[0]!;
   const table = /(?:from|into|update) "?([a-z_]+)"?/.exec(text)?.[1] ?? '?';

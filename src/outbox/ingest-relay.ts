@@ -11,9 +11,11 @@ export interface IngestRelaySettings {
   chunkSize: number;
   lanes: number;
   pollIntervalMs: number;
+  /** After a batch is relayed, a lane waits this long before it claims again, so that under load batches fill up. */
+  lingerMs: number;
 }
 
-export const defaultIngestRelaySettings: IngestRelaySettings = { batchSize: 200, chunkSize: 25, lanes: 2, pollIntervalMs: 1000 };
+export const defaultIngestRelaySettings: IngestRelaySettings = { batchSize: 200, chunkSize: 25, lanes: 2, pollIntervalMs: 1000, lingerMs: 100 };
 
 export interface IngestRelayOptions {
   databaseUrl: string;
@@ -26,16 +28,25 @@ export interface IngestRelayOptions {
 /**
  * The ingest relay of a worker process: woken by the accepting statement's NOTIFY, polling as a fallback, it claims
  * accepted events of its task queue into a batch and starts the batch's `ingestBatch` run. INGEST_RELAY_LANES=0 runs
- * none in this worker (another process relays).
+ * none in this worker (another process relays). An event that comes alone is claimed at once; while events keep
+ * coming, a lane lingers `lingerMs` after each batch it relayed, so batches grow with the load and the per-batch cost
+ * (a claim, a run, its workflow tasks) is shared by more events.
  */
 export function startIngestRelay(options: IngestRelayOptions): RunningRelay {
   const { settings } = options;
   if (settings.lanes === 0) return { wake: () => undefined, stop: async () => undefined };
+  const relay = createIngestRelay({ em: () => options.orm.em.fork(), temporal: options.temporal }, settings);
+  let busy = false;
   return startRelayLoop({
     name: 'ingest',
     databaseUrl: options.databaseUrl,
     channel: inboundEventsChannel,
-    relayBatch: createIngestRelay({ em: () => options.orm.em.fork(), temporal: options.temporal }, settings),
+    async relayBatch() {
+      if (busy && settings.lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, settings.lingerMs));
+      const moved = await relay();
+      busy = moved > 0;
+      return moved;
+    },
     pollIntervalMs: settings.pollIntervalMs,
     lanes: settings.lanes,
     logger: options.logger,

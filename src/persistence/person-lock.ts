@@ -8,3 +8,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 export async function lockPerson(em: EntityManager, accountId: string, clientUserId: string): Promise<void> {
   await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${accountId}:${clientUserId}`]);
 }
+
+/**
+ * Takes the locks of several persons in one statement, in one order (by key), so two callers that lock overlapping
+ * sets cannot deadlock on each other.
+ */
+export async function lockPersons(em: EntityManager, persons: Array<{ accountId: string; clientUserId: string }>): Promise<void> {
+  const keys = [...new Set(persons.map(({ accountId, clientUserId }) => `${accountId}:${clientUserId}`))];
+  if (keys.length === 0) return;
+  await em.execute(
+    'select pg_advisory_xact_lock(hashtextextended(key, 0)) from (select jsonb_array_elements_text(?::jsonb) as key order by 1) as ordered',
+    [JSON.stringify(keys)],
+  );
+}

@@ -70,6 +70,7 @@ interface IngestRelayConfig {
   INGEST_RELAY_CHUNK_SIZE?: number;
   INGEST_RELAY_LANES?: number;
   INGEST_RELAY_POLL_MS?: number;
+  INGEST_RELAY_LINGER_MS?: number;
 }
 
 interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig {
@@ -113,6 +114,7 @@ export function serviceSettingsFrom(
       chunkSize: config.INGEST_RELAY_CHUNK_SIZE ?? defaultIngestRelaySettings.chunkSize,
       lanes: config.INGEST_RELAY_LANES ?? defaultIngestRelaySettings.lanes,
       pollIntervalMs: config.INGEST_RELAY_POLL_MS ?? defaultIngestRelaySettings.pollIntervalMs,
+      lingerMs: config.INGEST_RELAY_LINGER_MS ?? defaultIngestRelaySettings.lingerMs,
     },
     logger,
   };

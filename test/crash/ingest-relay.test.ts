@@ -55,7 +55,7 @@ beforeAll(async () => {
       secretsKey: inject('secretsKey'),
       delivery: inject('delivery'),
       push: { provider: 'log' },
-      ingestRelay: { batchSize: 10, chunkSize: 5, lanes: 0, pollIntervalMs: 200 },
+      ingestRelay: { batchSize: 10, chunkSize: 5, lanes: 0, pollIntervalMs: 200, lingerMs: 0 },
       logger: silent,
     },
     orm,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../../logger.ts';
 import { Connection } from '../../persistence/entities/connection.ts';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
@@ -7,6 +8,9 @@ import { DomainError } from '../errors.ts';
 import type { InboundEnvelope } from './normalise/envelope.ts';
 import { linkInboundEvent } from './record-inbound-event.ts';
 import { finishInboundEvent, routeInboundEvent } from './route-inbound-event.ts';
+import { linkAndRouteChunk } from './link-and-route-chunk.ts';
+import { dispatchRouting } from '../routing/dispatch-routing.ts';
+import type { RoutingOutcome } from '../routing/route-event.ts';
 import type { AcceptedEvent } from './store-inbound-event.ts';
 
 export interface ProcessedEvent {
@@ -20,15 +24,23 @@ const personsInParallel = 4;
 /**
  * The work of one chunk of an `ingestBatch` run: every event still RECEIVED is linked to its visitor and routed, in
  * order of arrival per person (the relay never lets a person's newer event into a batch while an older one is still
- * being processed elsewhere). A held event gets its own `ingestEvent` run, which waits for its person. Idempotent: a
- * retry skips what an earlier attempt finished. A business failure marks that event FAILED and the others go on; any
- * other failure is thrown once every person has been tried, so the activity retries only what is left.
+ * being processed elsewhere). A held event gets its own `ingestEvent` run, which waits for its person.
+ *
+ * Most events are decided together, in one transaction (`linkAndRouteChunk`); the events of a person with something
+ * held, and every event if that transaction fails, go one by one through the steps an `ingestEvent` run takes. Then
+ * each event's decision is carried out on Temporal. Idempotent: a retry skips what an earlier attempt decided and
+ * carries its decision out again. A business failure marks that event FAILED and the others go on; any other
+ * failure is thrown once every person has been tried, so the activity retries only what is left.
  */
-export async function processInboundEvents(deps: { em: EntityManager; temporal: TemporalAccess }, eventIds: string[]): Promise<ProcessedEvent[]> {
+export async function processInboundEvents(
+  deps: { em: EntityManager; temporal: TemporalAccess; logger?: Logger },
+  eventIds: string[],
+): Promise<ProcessedEvent[]> {
   const rows = await deps.em.find(InboundEvent, { id: { $in: eventIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   const connections = new Map(
     (await deps.em.find(Connection, { id: { $in: [...new Set(rows.map((row) => row.connectionId))] } })).map((connection) => [connection.id, connection]),
   );
+  const decided = await decideTogether(deps.em.fork(), rows, connections, deps.logger);
   const persons = new Map<string, InboundEvent[]>();
   for (const row of rows) {
     const key = row.clientUserId ? `${row.accountId}:${row.clientUserId}` : row.id;
@@ -41,8 +53,9 @@ export async function processInboundEvents(deps: { em: EntityManager; temporal: 
   const worker = async () => {
     for (let group = queue.shift(); group; group = queue.shift()) {
       for (const row of group) {
+        const connection = connections.get(row.connectionId)!;
         try {
-          const state = await processOne(deps, row, connections.get(row.connectionId)!);
+          const state = await (decided.has(row.id) ? carryOut(deps, decided.get(row.id)!, connection) : processOne(deps, row, connection));
           outcomes.push({ eventId: row.id, state });
         } catch (error) {
           if (!(error instanceof DomainError)) {
@@ -60,27 +73,57 @@ export async function processInboundEvents(deps: { em: EntityManager; temporal: 
   return outcomes;
 }
 
+/**
+ * The events `linkAndRouteChunk` decided and committed, as it left them. If its transaction fails (a deadlock, a bad row), nothing of it
+ * was written, and every event takes the per-event path, which isolates a failing event from the others.
+ */
+async function decideTogether(
+  em: EntityManager,
+  rows: InboundEvent[],
+  connections: Map<string, Connection>,
+  logger: Logger | undefined,
+): Promise<Map<string, InboundEvent>> {
+  const received = rows.filter((row) => row.status === 'RECEIVED').map((row) => row.id);
+  if (received.length === 0) return new Map();
+  try {
+    return await linkAndRouteChunk(em, received, connections);
+  } catch (error) {
+    logger?.warn({ err: error, events: received.length }, 'deciding a chunk of events together failed; each event takes the per-event path');
+    return new Map();
+  }
+}
+
 async function processOne(deps: { em: EntityManager; temporal: TemporalAccess }, row: InboundEvent, connection: Connection): Promise<IngestState> {
+  if (row.status !== 'RECEIVED') return carryOut(deps, row, connection);
   const em = deps.em.fork();
   const accepted = acceptedOf(row);
   const config = connection.eventConfig;
-  if (row.status === 'HELD') {
-    // An earlier attempt held it; its own run may not have been started yet.
-    await startIngestRun(deps.temporal, { version: 1, accepted, config }, `${connection.label} (${connection.provider})`);
-    return { status: 'HELD', visitorId: null, reason: row.statusReason ?? undefined } as IngestState;
-  }
-  if (row.status !== 'RECEIVED') return { status: row.status, visitorId: row.visitorId ?? null, ...(row.statusReason ? { reason: row.statusReason } : {}) };
-
   const link = await linkInboundEvent({ em, temporal: deps.temporal }, accepted, config);
   if (link.outcome === 'ignored') return { status: 'IGNORED', visitorId: null, reason: link.reason };
   if (link.outcome === 'held') {
-    await startIngestRun(deps.temporal, { version: 1, accepted, config }, `${connection.label} (${connection.provider})`);
+    await startIngestRun(deps.temporal, { version: 1, accepted, config }, sourceOf(connection));
     return { status: 'HELD', visitorId: null, reason: `waiting for visitor ${row.clientUserId}` };
   }
   const visitorId = link.outcome === 'linked' ? link.visitorId : null;
   const outcome = await routeInboundEvent({ em: em.fork(), temporal: deps.temporal }, { eventId: row.id, visitorId, released: false });
   return { status: 'PROCESSED', visitorId, reason: outcome.reason };
 }
+
+/**
+ * Carries out, on Temporal, what is stored for an event that is no longer RECEIVED, and answers its state: a held
+ * event's run is started (an attempt may have held it and failed before), a routed event's runs are started and its
+ * live runs handed the event (both harmless to repeat).
+ */
+async function carryOut(deps: { em: EntityManager; temporal: TemporalAccess }, row: InboundEvent, connection: Connection): Promise<IngestState> {
+  if (row.status === 'HELD') {
+    await startIngestRun(deps.temporal, { version: 1, accepted: acceptedOf(row), config: connection.eventConfig }, sourceOf(connection));
+  }
+  const routed = row.status === 'PROCESSED' ? (row.routingOutcome as unknown as RoutingOutcome | null) : null;
+  if (routed && routed.startedRuns.length + routed.deliveredTo.length > 0) await dispatchRouting({ em: deps.em.fork(), temporal: deps.temporal }, row.id, routed);
+  return { status: row.status, visitorId: row.visitorId ?? null, ...(row.statusReason ? { reason: row.statusReason } : {}), ...(routed ? { reason: routed.reason } : {}) } as IngestState;
+}
+
+const sourceOf = (connection: Connection) => `${connection.label} (${connection.provider})`;
 
 /** The event as its own `ingestEvent` run would carry it (a held event gets one). */
 function acceptedOf(row: InboundEvent): AcceptedEvent {

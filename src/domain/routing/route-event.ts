@@ -22,25 +22,78 @@ export interface RoutingOutcome {
   reason: string;
 }
 
+/** The person an event is routed for: the visitor, with the attributes conditions read. */
+export interface RoutedPerson {
+  id: string;
+  clientUserId: string;
+  attributes: Record<string, unknown>;
+}
+
+const triggerKey = (accountId: string, eventType: string) => `${accountId}\u0000${eventType}`;
+
 /**
- * Decides, inside the caller's transaction, which runs an event starts and which live runs it reaches. Only
- * indexed queries: active experiences by (account, eventType), runs by person. The caller holds the person's lock, so
- * two events of one person never decide an entry at the same time; the experience rows are read FOR SHARE, so an
- * archive waits for routing in flight and then sees every run it started. The Temporal side (starting the runs,
- * signalling the live ones) happens after the commit, in `dispatchRouting`.
+ * The current versions of the active experiences each (account, eventType) triggers, by `triggerKey`. The experience
+ * rows are read FOR SHARE, so an archive waits for the caller's transaction and then sees every run it started.
  */
-export async function routeEvent(tx: EntityManager, event: InboundEvent, visitorId: string | null): Promise<RoutingOutcome> {
+export async function loadTriggeredVersions(tx: EntityManager, triggers: Array<{ accountId: string; eventType: string }>): Promise<Map<string, ExperienceVersion[]>> {
+  const byTrigger = new Map<string, ExperienceVersion[]>();
+  if (triggers.length === 0) return byTrigger;
   const candidates = await tx.find(
     Experience,
-    { accountId: event.accountId, triggerEventType: event.eventType, status: 'active' },
-    { fields: ['id', 'version'], lockMode: LockMode.PESSIMISTIC_READ },
+    { status: 'active', $or: triggers.map(({ accountId, eventType }) => ({ accountId, triggerEventType: eventType })) },
+    { fields: ['id', 'version', 'accountId', 'triggerEventType'], lockMode: LockMode.PESSIMISTIC_READ },
   );
   const versions = candidates.length
     ? await tx.find(ExperienceVersion, { $or: candidates.map((candidate) => ({ experienceId: candidate.id, version: candidate.version! })) })
     : [];
+  for (const candidate of candidates) {
+    const key = triggerKey(candidate.accountId, candidate.triggerEventType ?? '');
+    const version = versions.find((row) => row.experienceId === candidate.id && row.version === candidate.version);
+    if (version) byTrigger.set(key, [...(byTrigger.get(key) ?? []), version]);
+  }
+  return byTrigger;
+}
+
+/** The versions `loadTriggeredVersions` found for this event's account and type. */
+export const versionsTriggeredBy = (byTrigger: Map<string, ExperienceVersion[]>, event: Pick<InboundEvent, 'accountId' | 'eventType'>) =>
+  byTrigger.get(triggerKey(event.accountId, event.eventType)) ?? [];
+
+/** The ids of each visitor's running runs (of the account), by visitor id. */
+export async function loadLiveRuns(tx: EntityManager, accountId: string, visitorIds: string[]): Promise<Map<string, string[]>> {
+  const live = new Map<string, string[]>();
+  if (visitorIds.length === 0) return live;
+  const runs = await tx.find(ExperienceRun, { accountId, visitorId: { $in: visitorIds }, status: 'running' }, { fields: ['id', 'visitorId'] });
+  for (const run of runs) live.set(run.visitorId!, [...(live.get(run.visitorId!) ?? []), run.id]);
+  return live;
+}
+
+/**
+ * Decides, inside the caller's transaction, which runs an event starts and which live runs it reaches. Only
+ * indexed queries: active experiences by (account, eventType), runs by person. The caller holds the person's lock, so
+ * two events of one person never decide an entry at the same time. The Temporal side (starting the runs, signalling
+ * the live ones) happens after the commit, in `dispatchRouting`.
+ */
+export async function routeEvent(tx: EntityManager, event: InboundEvent, visitorId: string | null): Promise<RoutingOutcome> {
+  const versions = versionsTriggeredBy(await loadTriggeredVersions(tx, [event]), event);
   const visitor = visitorId ? await tx.findOne(Visitor, { id: visitorId }, { fields: ['clientUserId', 'attributes'] }) : null;
+  const person = visitor ? { id: visitorId!, clientUserId: visitor.clientUserId, attributes: visitor.attributes } : null;
+  const live = person ? ((await loadLiveRuns(tx, event.accountId, [person.id])).get(person.id) ?? []) : [];
+  return decideRouting(tx, event, person, versions, live);
+}
+
+/**
+ * The decision of `routeEvent` from what it read: the triggered versions and the person's live runs (which must
+ * include the runs started by the person's earlier events in the same transaction). Writes the runs it starts.
+ */
+export async function decideRouting(
+  tx: EntityManager,
+  event: InboundEvent,
+  person: RoutedPerson | null,
+  versions: ExperienceVersion[],
+  liveRuns: string[],
+): Promise<RoutingOutcome> {
   const own = { eventType: event.eventType, attributes: event.attributes ?? {} };
-  const context: ExperienceContext = { event: own, trigger: own, visitor: visitor ? { clientUserId: visitor.clientUserId, attributes: visitor.attributes } : null };
+  const context: ExperienceContext = { event: own, trigger: own, visitor: person ? { clientUserId: person.clientUserId, attributes: person.attributes } : null };
 
   const matchedExperiences: string[] = [];
   const startedRuns: string[] = [];
@@ -48,14 +101,11 @@ export async function routeEvent(tx: EntityManager, event: InboundEvent, visitor
     const definition = version.definition;
     if (!conditionsMet(definition.trigger.conditions, context)) continue;
     matchedExperiences.push(version.experienceId);
-    const runId = await enterRun(tx, event, version.experienceId, version.version, definition, visitor ? { id: visitorId!, clientUserId: visitor.clientUserId } : null);
+    const runId = await enterRun(tx, event, version.experienceId, version.version, definition, person);
     if (runId) startedRuns.push(runId);
   }
 
-  const live = visitorId
-    ? await tx.find(ExperienceRun, { accountId: event.accountId, visitorId, status: 'running', id: { $nin: startedRuns } }, { fields: ['id'] })
-    : [];
-  const deliveredTo = live.map((run) => run.id);
+  const deliveredTo = liveRuns.filter((runId) => !startedRuns.includes(runId));
   const reason = matchedExperiences.length || deliveredTo.length
     ? `started ${startedRuns.length} run(s) of ${matchedExperiences.length} matching experience(s); handed to ${deliveredTo.length} live run(s)`
     : `no experience is triggered by ${event.eventType}, and the person has no live run`;

@@ -15,14 +15,22 @@ export interface VisitorDetails {
 /** The visitor with this clientUserId, created or updated with the details (attributes merge, contacts replace). */
 export async function upsertVisitor(tx: EntityManager, accountId: string, clientUserId: string, details: VisitorDetails): Promise<{ visitor: Visitor; created: boolean }> {
   const existing = await tx.findOne(Visitor, { accountId, clientUserId });
-  if (existing) {
-    if (details.attributes) existing.attributes = { ...existing.attributes, ...details.attributes };
-    if (details.email) existing.email = details.email;
-    if (details.phone) existing.phone = details.phone;
-    await tx.flush();
-    return { visitor: existing, created: false };
-  }
-  const visitor = tx.create(Visitor, {
+  const visitor = existing ? mergeVisitorDetails(existing, details) : createVisitor(tx, accountId, clientUserId, details);
+  await tx.flush();
+  return { visitor, created: !existing };
+}
+
+/** Brings the details onto a managed visitor, unflushed: attributes merge, contacts replace. */
+export function mergeVisitorDetails(visitor: Visitor, details: VisitorDetails): Visitor {
+  if (details.attributes) visitor.attributes = { ...visitor.attributes, ...details.attributes };
+  if (details.email) visitor.email = details.email;
+  if (details.phone) visitor.phone = details.phone;
+  return visitor;
+}
+
+/** A new visitor with the details, managed by `tx` and written at its next flush. */
+export function createVisitor(tx: EntityManager, accountId: string, clientUserId: string, details: VisitorDetails): Visitor {
+  return tx.create(Visitor, {
     id: randomUUID(),
     accountId,
     clientUserId,
@@ -30,8 +38,6 @@ export async function upsertVisitor(tx: EntityManager, accountId: string, client
     email: details.email ?? null,
     phone: details.phone ?? null,
   });
-  await tx.flush();
-  return { visitor, created: true };
 }
 
 /** The events held for this person, oldest first: the order in which they are released. */

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { linkAndRouteChunk } from '../../src/domain/ingest/link-and-route-chunk.ts';
+import { processInboundEvents } from '../../src/domain/ingest/process-inbound-events.ts';
+import type { Logger } from '../../src/logger.ts';
+import { Connection } from '../../src/persistence/entities/connection.ts';
+import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
+import { newAccount, type TestAccount } from '../support/api.ts';
+import { query } from '../support/db.ts';
+import { flow, publishedExperience } from '../support/experiences.ts';
+import { newConnection, type ConnectionFixture } from '../support/ingest.ts';
+
+// The chunk step of an ingestBatch run on the real database, called directly: rows are written into the outbox on a
+// task queue no relay serves, so nothing but the test processes them, and Temporal is a client that records calls.
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await connectOrm(inject('databaseUrl'), 2);
+});
+afterAll(() => orm?.close());
+
+const unservedQueue = 'no-relay-serves-this-queue';
+let sequence = 0;
+
+/** Writes one RECEIVED event into the outbox, as the API would; answers its id. */
+async function receivedEvent(
+  account: TestAccount,
+  connection: ConnectionFixture,
+  event: { eventType: string; clientUserId?: string; attributes?: Record<string, unknown> },
+): Promise<string> {
+  const id = `evt_chunk_${Date.now()}_${++sequence}`;
+  const messageId = `chunk-${sequence}-${randomUUID()}`;
+  await query(
+    `insert into inbound_events (id, account_id, connection_id, message_id, event_type, occurred_at, client_user_id, attributes, status, workflow_id, task_queue, created_at)
+     values ($1, $2, $3, $4, $5, now(), $6, $7, 'RECEIVED', $8, $9, clock_timestamp())`,
+    [id, account.accountId, connection.connectionId, messageId, event.eventType, event.clientUserId ?? null, event.attributes ? JSON.stringify(event.attributes) : null, `ingest-batch:test-${sequence}`, unservedQueue],
+  );
+  return id;
+}
+
+const rowsOf = (ids: string[]) =>
+  query<{ id: string; status: string; status_reason: string | null; visitor_id: string | null; workflow_id: string; routing_outcome: any }>(
+    'select id, status, status_reason, visitor_id, workflow_id, routing_outcome from inbound_events where id = any($1)',
+    [ids],
+  ).then((rows) => new Map(rows.map((row) => [row.id, row])));
+
+const connectionsOf = async (...fixtures: ConnectionFixture[]) =>
+  new Map((await orm.em.fork().find(Connection, { id: { $in: fixtures.map((fixture) => fixture.connectionId) } })).map((row) => [row.id, row]));
+
+/** A Temporal client that records the runs started and the signals sent with a start. */
+function recordingTemporal() {
+  const calls = { started: [] as string[], signalledWithStart: [] as string[] };
+  const client = {
+    workflow: {
+      async start(_type: string, options: { workflowId: string }) {
+        calls.started.push(options.workflowId);
+        return {};
+      },
+      async signalWithStart(_type: string, options: { workflowId: string }) {
+        calls.signalledWithStart.push(options.workflowId);
+        return {};
+      },
+    },
+  } as unknown as Client;
+  return { temporal: { client, taskQueue: unservedQueue }, calls };
+}
+
+describe('deciding a chunk of events together', () => {
+  it('links, creates, holds, ignores and routes as the per-event steps would, in order per person', async () => {
+    const account = await newAccount();
+    const creating = await newConnection(account, { eventConfig: { eventTypes: ['order.completed', 'page.viewed'] } });
+    const holding = await newConnection(account, { eventConfig: { createVisitors: false } });
+    const [knownVisitor] = await query<{ id: string }>(
+      `insert into visitors (id, account_id, client_user_id, attributes, created_at, updated_at) values ($1, $2, 'u_known', '{"tier":"gold"}', now(), now()) returning id`,
+      [randomUUID(), account.accountId],
+    );
+
+    const ids = {
+      newFirst: await receivedEvent(account, creating, { eventType: 'order.completed', clientUserId: 'u_new', attributes: { plan: 'pro', n: 1 } }),
+      ignored: await receivedEvent(account, creating, { eventType: 'cart.viewed', clientUserId: 'u_new' }),
+      newSecond: await receivedEvent(account, creating, { eventType: 'page.viewed', clientUserId: 'u_new', attributes: { n: 2 } }),
+      anonymous: await receivedEvent(account, creating, { eventType: 'order.completed' }),
+      unknownHeld: await receivedEvent(account, holding, { eventType: 'order.completed', clientUserId: 'u_stranger' }),
+      known: await receivedEvent(account, holding, { eventType: 'order.completed', clientUserId: 'u_known', attributes: { country: 'DE' } }),
+    };
+    const decided = await linkAndRouteChunk(orm.em.fork(), Object.values(ids), await connectionsOf(creating, holding));
+    expect([...decided.keys()].sort()).toEqual(Object.values(ids).sort());
+
+    const rows = await rowsOf(Object.values(ids));
+    const [created] = await query<{ id: string; attributes: unknown }>('select id, attributes from visitors where account_id = $1 and client_user_id = $2', [account.accountId, 'u_new']);
+    expect(created!.attributes).toEqual({ plan: 'pro', n: 2 });
+    expect(rows.get(ids.newFirst)).toMatchObject({ status: 'PROCESSED', visitor_id: created!.id });
+    expect(rows.get(ids.newSecond)).toMatchObject({ status: 'PROCESSED', visitor_id: created!.id });
+    expect(rows.get(ids.ignored)).toMatchObject({ status: 'IGNORED', status_reason: "eventType cart.viewed is not among the connection's eventTypes", visitor_id: null });
+    expect(rows.get(ids.anonymous)).toMatchObject({ status: 'PROCESSED', visitor_id: null });
+    expect(rows.get(ids.anonymous)!.routing_outcome.reason).toBe('no experience is triggered by order.completed, and the person has no live run');
+    expect(rows.get(ids.unknownHeld)).toMatchObject({ status: 'HELD', status_reason: 'waiting for visitor u_stranger', visitor_id: null });
+    expect(rows.get(ids.unknownHeld)!.workflow_id).toMatch(new RegExp(`^ingest:${holding.connectionId}:chunk-`));
+    expect(rows.get(ids.known)).toMatchObject({ status: 'PROCESSED', visitor_id: knownVisitor!.id });
+    const [known] = await query<{ attributes: unknown }>('select attributes from visitors where id = $1', [knownVisitor!.id]);
+    expect(known!.attributes).toEqual({ tier: 'gold', country: 'DE' });
+    expect(await query('select 1 from visitors where account_id = $1 and client_user_id = $2', [account.accountId, 'u_stranger'])).toHaveLength(0);
+  });
+
+  it('leaves a person with a HELD event to the per-event path, and decides the others', async () => {
+    const account = await newAccount();
+    const holding = await newConnection(account, { eventConfig: { createVisitors: false } });
+    const olderHeld = await receivedEvent(account, holding, { eventType: 'order.completed', clientUserId: 'u_waiting' });
+    await query(`update inbound_events set status = 'HELD' where id = $1`, [olderHeld]);
+    const behindHeld = await receivedEvent(account, holding, { eventType: 'order.completed', clientUserId: 'u_waiting' });
+    const anonymous = await receivedEvent(account, holding, { eventType: 'order.completed' });
+
+    const decided = await linkAndRouteChunk(orm.em.fork(), [behindHeld, anonymous], await connectionsOf(holding));
+    expect([...decided.keys()]).toEqual([anonymous]);
+    const rows = await rowsOf([behindHeld, anonymous]);
+    expect(rows.get(behindHeld)!.status).toBe('RECEIVED');
+    expect(rows.get(anonymous)!.status).toBe('PROCESSED');
+  });
+
+  it('starts runs, hands a later event of the same person to the run its earlier event started, and carries both out after the commit', async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const { experienceId } = await publishedExperience(
+      account,
+      flow({
+        entry: { reentry: 'never' },
+        nodes: [
+          { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
+          { id: 'done', type: 'exit' },
+        ],
+      }),
+    );
+    const first = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_flow' });
+    const second = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_flow' });
+    const { temporal, calls } = recordingTemporal();
+
+    const warnings: unknown[] = [];
+    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
+    const processed = await processInboundEvents({ em: orm.em.fork(), temporal, logger }, [first, second]);
+    expect(processed.map((event) => event.state.status)).toEqual(['PROCESSED', 'PROCESSED']);
+    expect(warnings).toEqual([]); // decided together, not one by one after a failed chunk
+    const rows = await rowsOf([first, second]);
+    const [run] = await query<{ id: string; workflow_id: string }>('select id, workflow_id from experience_runs where experience_id = $1', [experienceId]);
+    expect(rows.get(first)!.routing_outcome).toMatchObject({ matchedExperiences: [experienceId], startedRuns: [run!.id], deliveredTo: [] });
+    expect(rows.get(second)!.routing_outcome).toMatchObject({ matchedExperiences: [experienceId], startedRuns: [], deliveredTo: [run!.id] });
+    expect(calls.started).toEqual([run!.workflow_id]);
+    expect(calls.signalledWithStart).toEqual([run!.workflow_id]);
+
+    // A retry of the activity after the commit finds both PROCESSED and carries their decisions out again.
+    await processInboundEvents({ em: orm.em.fork(), temporal }, [first, second]);
+    expect(calls.started).toEqual([run!.workflow_id, run!.workflow_id]);
+    expect(calls.signalledWithStart).toEqual([run!.workflow_id, run!.workflow_id]);
+  });
+});
