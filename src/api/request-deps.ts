@@ -14,5 +14,6 @@ export const ingestDeps = ({ em, services }: RequestContext): IngestDeps => ({
   secrets: services.secrets,
   rateLimiter: services.ingest.rateLimiter,
   connections: services.ingest.connections,
+  wakeRelay: services.ingest.wakeRelay.wake,
   defaultRateLimit: services.ingest.defaultRateLimit,
 });

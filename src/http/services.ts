@@ -4,6 +4,7 @@ import type { InboundConnections } from '../domain/ingest/inbound-connections.ts
 import type { Logger } from '../logger.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { IngestRateLimiter, RateLimit } from '../persistence/ingest-rate-limiter.ts';
+import type { CoalescedWake } from '../outbox/coalesced-wake.ts';
 import type { Orm } from '../persistence/orm.ts';
 import type { AllowList, Resolve } from '../security/ip-policy.ts';
 import type { SecretBox } from '../security/secret-box.ts';
@@ -23,6 +24,8 @@ export interface ApiServices {
     /** Connections by inbound key, cached for a second; connection routes forget the one they change. */
     connections: InboundConnections;
     defaultRateLimit: RateLimit;
+    /** Wakes the ingest relays after accepted rows commit, at most once per 20 ms per instance. */
+    wakeRelay: CoalescedWake;
     /** Public base of inbound URLs; the request's own origin when unset. */
     baseUrl: string | undefined;
   };

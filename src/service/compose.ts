@@ -1,6 +1,8 @@
 import { Registry } from 'prom-client';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
 import { createInboundConnections } from '../domain/ingest/inbound-connections.ts';
+import { inboundEventsChannel } from '../domain/ingest/accept-inbound-event.ts';
+import { createCoalescedWake } from '../outbox/coalesced-wake.ts';
 import { measureIngestBacklog } from '../domain/ingest/measure-ingest-backlog.ts';
 import { ConfigError } from '../config.ts';
 import type { ApiServices } from '../http/services.ts';
@@ -159,6 +161,9 @@ export const apiSettingsFrom = (settings: ServiceSettings, config: IngestConfig)
   ingestBaseUrl: config.INGEST_BASE_URL,
 });
 
+/** An API instance wakes the ingest relays at most this often (decision 92). */
+const ingestWakeWindowMs = 20;
+
 /** Builds the API's long-lived dependencies. Pass `orm` to share one pool with a worker in the same process. */
 export async function createApiServices(settings: ApiSettings, orm?: Orm): Promise<ApiServices> {
   const temporal = createTemporalClients(settings.temporalAddress, settings.namespace);
@@ -181,6 +186,12 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
       rateLimiter: createIngestRateLimiter(settings.databaseUrl),
       connections: createInboundConnections(secrets),
       defaultRateLimit: settings.ingestRateLimit,
+      wakeRelay: createCoalescedWake({
+        name: 'ingest',
+        windowMs: ingestWakeWindowMs,
+        logger: settings.logger,
+        send: () => apiOrm.em.fork().execute('select pg_notify(?, ?)', [inboundEventsChannel, '']),
+      }),
       baseUrl: settings.ingestBaseUrl,
     },
     metrics: createApiMetrics(settings.metrics ?? new Registry(), backlog),
@@ -189,6 +200,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
 
 /** Releases what createApiServices opened (not a shared ORM: its owner closes it). */
 export async function closeApiServices(services: ApiServices, options: { keepOrm?: boolean } = {}): Promise<void> {
+  await services.ingest.wakeRelay.close();
   await services.ingest.rateLimiter.close();
   await services.temporal.connection.close();
   if (!options.keepOrm) await services.orm.close();

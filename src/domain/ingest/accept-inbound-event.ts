@@ -9,22 +9,19 @@ export interface AcceptResult {
   duplicate: boolean;
 }
 
-/** The channel the ingest relay LISTENs on; the accepting statement notifies it, delivered at commit. */
+/** The channel the ingest relay LISTENs on; the API notifies it after its inserts commit (coalesced per instance). */
 export const inboundEventsChannel = 'inbound_events';
 
 /**
- * One statement, one round trip: insert the RECEIVED row unless (connection, messageId) has one, and notify the relay
- * when a row was inserted. The unique key decides exactly-once: a concurrent insert of the same message waits for
- * the first to commit and then inserts nothing. The notify only runs for an inserted row (the CTE reads `ins`).
+ * One statement, one round trip: insert the RECEIVED row unless (connection, messageId) has one. The unique key
+ * decides exactly-once: a concurrent insert of the same message waits for the first to commit and then inserts
+ * nothing. No NOTIFY here: the caller wakes the relay once the row is committed (decision 92).
  */
-const acceptSql = `with ins as (
-  insert into inbound_events (id, account_id, connection_id, message_id, event_type, occurred_at, client_user_id,
+const acceptSql = `insert into inbound_events (id, account_id, connection_id, message_id, event_type, occurred_at, client_user_id,
     attributes, endpoints, raw, status, workflow_id, task_queue, created_at)
   values (?, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?::jsonb, ?::jsonb, 'RECEIVED', ?, ?, clock_timestamp())
   on conflict (connection_id, message_id) do nothing
-  returning id
-)
-select ins.id, pg_notify('${inboundEventsChannel}', '') as notified from ins`;
+  returning id`;
 
 const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 

@@ -11,6 +11,8 @@ export interface IngestDeps {
   rateLimiter: IngestRateLimiter;
   /** This instance's cache of connections by inbound key. */
   connections: InboundConnections;
+  /** Wakes the ingest relays once accepted rows are committed (coalesced; the relays' poll is the fallback). */
+  wakeRelay: () => void;
   /** INGEST_RATE_LIMIT_PER_SECOND / _BURST: the limit of a connection whose eventConfig sets none. */
   defaultRateLimit: RateLimit;
 }

@@ -57,6 +57,7 @@ export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new D
 
   const results: AcceptResult[] = [];
   for (const event of normalised.events) results.push(await acceptInboundEvent({ em: deps.em, taskQueue: deps.temporal.taskQueue }, connection, event));
+  if (results.some((result) => !result.duplicate)) deps.wakeRelay();
   if (shouldNoteTraffic(connection.id, now)) await noteConnectionTraffic(deps.em, connection.id, 'inbound', now);
 
   const batch = typeof body === 'object' && body !== null && Array.isArray((body as { batch?: unknown }).batch);
