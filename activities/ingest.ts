@@ -6,6 +6,7 @@ import type { RoutingOutcome } from '../src/domain/routing/route-event.ts';
 import type { EventConfig } from '../src/persistence/entities/connection.ts';
 import { withDomainFailures } from './domain-failures.ts';
 import type { ActivityDeps } from './deps.ts';
+import { whileHeartbeating } from './heartbeat.ts';
 
 /** What recordInboundEvent's outcome leaves the event's status at, when it is one the metric counts. */
 const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
@@ -31,9 +32,9 @@ export function createIngestActivities({ orm, temporal, metrics, logger }: Activ
       await finishInboundEvent(orm.em.fork(), input);
       metrics.eventProcessed(input.status);
     },
-    /** A chunk of an ingestBatch run: business failures mark their event FAILED inside, so nothing to convert here. */
+    /** A chunk of an ingestBatch run, heartbeating: business failures mark their event FAILED inside, so nothing to convert here. */
     async processInboundEvents(input: { eventIds: string[] }): Promise<ProcessedEvent[]> {
-      const processed = await processInboundEvents({ em: orm.em.fork(), temporal, logger }, input.eventIds);
+      const processed = await whileHeartbeating(() => processInboundEvents({ em: orm.em.fork(), temporal, logger }, input.eventIds));
       for (const event of processed) if (event.state.status !== 'RECEIVED') metrics.eventProcessed(event.state.status);
       return processed;
     },

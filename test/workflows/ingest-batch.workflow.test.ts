@@ -42,7 +42,8 @@ async function runBatch(input: IngestBatchInput, outcome: (eventId: string) => P
     const result = await handle.result();
     if (record) await recordHistoryIfAsked(handle, record);
     const states = await Promise.all(input.groups.flat().map((eventId) => handle.query(ingestBatchEventState, eventId)));
-    return { result, calls, states, unknown: await handle.query(ingestBatchEventState, 'iev_elsewhere') };
+    const scheduled = ((await handle.fetchHistory()).events ?? []).flatMap((event) => event.activityTaskScheduledEventAttributes ?? []);
+    return { result, calls, states, scheduled, unknown: await handle.query(ingestBatchEventState, 'iev_elsewhere') };
   });
 }
 
@@ -52,7 +53,7 @@ describe('ingestBatch workflow (stub activities)', () => {
     const { result, calls, states, unknown } = await runBatch(
       input,
       (eventId) => (eventId === 'c2' ? { status: 'HELD', visitorId: null, reason: 'waiting' } : { status: 'PROCESSED', visitorId: `v_${eventId[0]}`, reason: 'routed' }),
-      'ingest-batch',
+      'ingest-batch-heartbeat',
     );
     // A person's events stay together and in order; no chunk exceeds 4 unless one person has more.
     expect([...calls.chunks].sort((x, y) => x[0]!.localeCompare(y[0]!))).toEqual([['a1', 'a2', 'a3', 'b1'], ['c1', 'c2', 'd1']]);
@@ -61,6 +62,16 @@ describe('ingestBatch workflow (stub activities)', () => {
     expect(states[5]).toEqual({ status: 'HELD', visitorId: null, reason: 'waiting' });
     expect(unknown).toBeNull();
     expect(calls.failed).toEqual([]);
+  });
+
+  it('schedules each chunk with a 10 s heartbeat timeout, so a chunk on a dead worker is retried without waiting 2 minutes', async () => {
+    const { scheduled } = await runBatch(batchInput([['h1'], ['h2']], 1), () => ({ status: 'PROCESSED', visitorId: null, reason: 'routed' }));
+    const chunks = scheduled.filter((attributes) => attributes.activityType?.name === 'processInboundEvents');
+    expect(chunks).toHaveLength(2);
+    for (const attributes of chunks) {
+      expect(Number(attributes.heartbeatTimeout?.seconds)).toBe(10);
+      expect(Number(attributes.startToCloseTimeout?.seconds)).toBe(120);
+    }
   });
 
   it('marks what is left of a chunk FAILED when its activity fails for good; other chunks are processed', async () => {
