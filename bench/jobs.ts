@@ -13,12 +13,15 @@
  * stored (300), LOADED_N lifecycles in the loaded phase, run last (24), LOAD_DELIVERIES webhook deliveries kept open during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop
  * ingest clients during it (16), LOAD_RAMP_S of load before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls
  * still in flight then count at their time so far), FLOOR_N runs of the
- * Temporal floor (200, FLOOR_CONCURRENCY in flight, 16), SHARED_QUEUE=1 to run job runs on the bulk task queue and
+ * Temporal floor (200, FLOOR_CONCURRENCY in flight, 16), WORKER_PROCESS=1 to run the worker in a process of its own (as
+ * deployed), SHARED_QUEUE=1 to run job runs on the bulk task queue and
  * one worker (as before the interactive queue), DATABASE_URL (a server to create a scratch database on; embedded
  * PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { availableParallelism, loadavg } from 'node:os';
+import { writeFile, rm } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createApp } from '../src/domain/apps/create-app.ts';
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
@@ -35,12 +38,13 @@ import { generateTestCertificate } from '../test/support/certificate.ts';
 import { jobWorkflowId } from '../workflows/recording-job.contract.ts';
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
 import { positiveInt } from './support/env.ts';
-import { driveLoad } from './support/http-load.ts';
-import { signedEnvelopes, unlimitedIngest } from './support/ingest-load.ts';
+import { driveIngestLoadInThread } from './support/ingest-load-thread.ts';
+import { unlimitedIngest } from './support/ingest-load.ts';
 import { updateTimelines, type UpdateTimeline } from './support/job-history.ts';
 import { startJobsBaseline } from './support/jobs-baseline.ts';
 import { createJsonClient, type JsonClient, type TimedResponse } from './support/json-client.ts';
-import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext, type Stack } from './support/stack.ts';
+import { runBench, startBenchApi, startBenchWorker, startBenchWorkerProcess, startStack, type BenchContext, type Stack } from './support/stack.ts';
+import { interactiveTaskQueueOf } from '../src/service/compose.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
 import { Recording, startBenchReceiver } from './support/receiver.ts';
@@ -63,6 +67,8 @@ const FLOOR_N = positiveInt('FLOOR_N', 200);
 const FLOOR_CONCURRENCY = positiveInt('FLOOR_CONCURRENCY', 16);
 /** Job runs on the bulk task queue, polled by one worker: the service as it was before the interactive queue. */
 const SHARED_QUEUE = process.env.SHARED_QUEUE === '1';
+/** The worker in a process of its own, as `npm run worker` deploys it, rather than beside the API in this one. */
+const WORKER_PROCESS = process.env.WORKER_PROCESS === '1';
 // The production schedule; job events go to no endpoint in this run, so these only matter to an unused code path.
 const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const namespace = 'default';
@@ -478,8 +484,22 @@ async function main(context: BenchContext): Promise<number> {
   const certificate = await generateTestCertificate();
   const receiver = await startBenchReceiver(certificate);
   teardown.add('receiver', receiver.close);
-  const worker = await startBenchWorker(context, progress, stack, { outboundCa: certificate.cert });
-  progress(`worker polling ${worker.taskQueues.join(' and ')}`);
+  let workerQueues: string[];
+  if (WORKER_PROCESS) {
+    // The child trusts the receiver's certificate as production trusts a private CA: NODE_EXTRA_CA_CERTS.
+    const caFile = join(tmpdir(), `bench-jobs-ca-${runTag}.pem`);
+    await writeFile(caFile, certificate.cert);
+    teardown.add('CA file', () => rm(caFile, { force: true }));
+    await startBenchWorkerProcess(context, stack, {
+      NODE_EXTRA_CA_CERTS: caFile,
+      OUTBOUND_ALLOW_CIDRS: loopbackCidrs,
+      ...(SHARED_QUEUE ? { TEMPORAL_INTERACTIVE_TASK_QUEUE: taskQueue } : {}),
+    });
+    workerQueues = [...new Set([taskQueue, interactiveTaskQueueOf(stack.settings)])];
+  } else {
+    workerQueues = (await startBenchWorker(context, progress, stack, { outboundCa: certificate.cert })).taskQueues;
+  }
+  progress(`worker polling ${workerQueues.join(' and ')}`);
   // The API as `npm run api` builds it: its own ORM pool (10), its own Temporal client; ingest never rate-limited.
   const { services, api } = await startBenchApi(context, progress, stack, { rateLimit: unlimitedIngest });
   const baselineServer = await startJobsBaseline(services);
@@ -565,11 +585,13 @@ async function main(context: BenchContext): Promise<number> {
   progress(`load: ${LOAD_DELIVERIES} webhook deliveries open at a time, ${LOAD_INGEST_CLIENTS} ingest clients; ${LOAD_RAMP_S} s before the lifecycles`);
   const cpuLoadStart = cpuSnapshot();
   const webhookLoad = startWebhookLoad(publisher, webhookRecording, LOAD_DELIVERIES);
-  const ingestLoad = driveLoad({
-    origin: api.url,
+  // The ingest clients run in a thread of their own: they load the service, not the event loop it shares with them.
+  const ingestLoad = driveIngestLoadInThread({
+    target: { origin: api.url, inboundKey: inbound.connection.inboundKey, secret: inbound.signingSecret },
     clients: LOAD_INGEST_CLIENTS,
     durationMs: 24 * 3600 * 1000,
-    next: signedEnvelopes(runTag, 'load', { origin: api.url, inboundKey: inbound.connection.inboundKey, secret: inbound.signingSecret }),
+    runTag,
+    phase: 'load',
     signal: loadStop.signal,
     onProgress: (elapsedMs, accepted, other, since) =>
       progress(`load: ${fmt(elapsedMs / 1000, 0)} s, ${accepted} events accepted (${fmt(since / 2, 0)}/s), ${other} other answers; ${webhookRecording.receivedAt.size} webhooks received`),
@@ -620,7 +642,7 @@ async function main(context: BenchContext): Promise<number> {
 
   // --- Report ----------------------------------------------------------------------------------------------------
   const serviceWallS = (service.endedAt - service.startedAt) / 1000;
-  const queues = SHARED_QUEUE ? `one task queue and one worker (SHARED_QUEUE=1)` : `job runs on ${worker.taskQueues[1]} with a worker of their own`;
+  const queues = SHARED_QUEUE ? `one task queue and one worker (SHARED_QUEUE=1)` : `job runs on ${workerQueues[1]} with a worker of their own`;
   out(`bench/jobs  N=${N}  LOADED_N=${LOADED_N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)  ${queues}`);
   out();
   printPhase('Service (HTTP -> Koa -> Temporal update -> job workflow -> activity -> Postgres)', service, httpLabel, N);
@@ -704,6 +726,7 @@ async function main(context: BenchContext): Promise<number> {
       bench: 'jobs',
       unit: 'ms',
       sharedQueue: SHARED_QUEUE,
+      workerProcess: WORKER_PROCESS,
       idleP99: idle.p99,
       loadedP99: underLoad.p99,
       ratioLoadedToIdle,
