@@ -4,6 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProcessedEvent } from '../../src/domain/ingest/process-inbound-events.ts';
 import { ingestBatchEventState, ingestBatchWorkflowId, startIngestBatch, type IngestBatchInput } from '../../workflows/ingest-batch.contract.ts';
+import type { IngestState } from '../../workflows/ingest-event.contract.ts';
 import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
 
 let env: TestWorkflowEnvironment;
@@ -41,7 +42,10 @@ async function runBatch(input: IngestBatchInput, outcome: (eventId: string) => P
     const handle = env.client.workflow.getHandle(ingestBatchWorkflowId(input.batchId));
     const result = await handle.result();
     if (record) await recordHistoryIfAsked(handle, record);
-    const states = await Promise.all(input.groups.flat().map((eventId) => handle.query(ingestBatchEventState, eventId)));
+    // One query at a time: each query of a closed run replays it on the worker, and a burst of them on a loaded CI
+    // machine was seen to stall one for 30 s.
+    const states: Array<IngestState | null> = [];
+    for (const eventId of input.groups.flat()) states.push(await handle.query(ingestBatchEventState, eventId));
     const scheduled = ((await handle.fetchHistory()).events ?? []).flatMap((event) => event.activityTaskScheduledEventAttributes ?? []);
     return { result, calls, states, scheduled, unknown: await handle.query(ingestBatchEventState, 'iev_elsewhere') };
   });
