@@ -44,13 +44,13 @@ export function startDeliveryRelay(options: DeliveryRelayOptions): RunningRelay 
   const { settings } = options;
   const deps = () => ({ em: options.orm.em.fork(), temporal: options.temporal, delivery: options.delivery });
   let nextRecovery = 0;
-  let busy = false;
   return startRelayLoop({
     name: 'deliveries',
     databaseUrl: options.databaseUrl,
     channel: deliveryOutboxChannel,
     pollIntervalMs: settings.pollIntervalMs,
     lanes: settings.lanes,
+    lingerMs: settings.lingerMs,
     logger: options.logger,
     async relayBatch() {
       if (Date.now() >= nextRecovery) {
@@ -66,10 +66,7 @@ export function startDeliveryRelay(options: DeliveryRelayOptions): RunningRelay 
           return restarted;
         }
       }
-      if (busy && settings.lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, settings.lingerMs));
-      const moved = await relayDeliveryBatch(deps(), settings.batchMax);
-      busy = moved > 0;
-      return moved;
+      return relayDeliveryBatch(deps(), settings.batchMax);
     },
   });
 }

@@ -26,29 +26,23 @@ export interface IngestRelayOptions {
 }
 
 /**
- * The ingest relay of a worker process: woken by the accepting statement's NOTIFY, polling as a fallback, it claims
- * accepted events of its task queue into a batch and starts the batch's `ingestBatch` run. INGEST_RELAY_LANES=0 runs
- * none in this worker (another process relays). An event that comes alone is claimed at once; while events keep
+ * The ingest relay of a worker process: woken by the NOTIFY an API instance sends after its inserts commit (decision
+ * 92), polling as a fallback, it claims accepted events of its task queue into a batch and starts the batch's
+ * `ingestBatch` run. INGEST_RELAY_LANES=0 runs none in this worker (another process relays). An event that comes alone is claimed at once; while events keep
  * coming, a lane lingers `lingerMs` after each batch it relayed, so batches grow with the load and the per-batch cost
  * (a claim, a run, its workflow tasks) is shared by more events.
  */
 export function startIngestRelay(options: IngestRelayOptions): RunningRelay {
   const { settings } = options;
   if (settings.lanes === 0) return { wake: () => undefined, stop: async () => undefined };
-  const relay = createIngestRelay({ em: () => options.orm.em.fork(), temporal: options.temporal }, settings);
-  let busy = false;
   return startRelayLoop({
     name: 'ingest',
     databaseUrl: options.databaseUrl,
     channel: inboundEventsChannel,
-    async relayBatch() {
-      if (busy && settings.lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, settings.lingerMs));
-      const moved = await relay();
-      busy = moved > 0;
-      return moved;
-    },
+    relayBatch: createIngestRelay({ em: () => options.orm.em.fork(), temporal: options.temporal }, settings),
     pollIntervalMs: settings.pollIntervalMs,
     lanes: settings.lanes,
+    lingerMs: settings.lingerMs,
     logger: options.logger,
   });
 }

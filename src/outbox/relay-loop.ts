@@ -2,8 +2,9 @@ import pg from 'pg';
 import type { Logger } from '../logger.ts';
 
 /**
- * The engine of an outbox relay. A request commits its rows (and `pg_notify(channel)` in the same transaction, which
- * Postgres delivers only at commit) and answers at once; a relay then moves those rows on, here by starting their
+ * The engine of an outbox relay. A request commits its rows and answers at once, and `pg_notify(channel)` tells the
+ * relays (in the committing transaction, which Postgres delivers only at commit, or after it, as the ingest API does
+ * with `createCoalescedWake`); a relay then moves those rows on, here by starting their
  * Temporal runs. This loop owns only the "when": it calls `relayBatch` again and again while it finds work, wakes on a
  * NOTIFY or on the poll timer (which also catches a notification sent while the listener was reconnecting, and rows
  * of a crashed relay), and backs off while the database or Temporal fails. What a batch is, how it is claimed
@@ -21,6 +22,11 @@ export interface RelayLoopOptions {
   pollIntervalMs: number;
   /** Batches relayed side by side (each claims disjoint rows). Default 1. */
   lanes?: number;
+  /**
+   * After a batch that moved rows, the lane waits this long before it looks again (a NOTIFY does not cut the wait
+   * short), so that under load rows pile up and batches grow; a row that comes alone is still taken at once. Default 0.
+   */
+  lingerMs?: number;
   logger: Logger;
 }
 
@@ -63,7 +69,10 @@ export function startRelayLoop(options: RelayLoopOptions): RunningRelay {
       try {
         const moved = await options.relayBatch();
         failures = 0;
-        if (moved > 0) continue;
+        if (moved > 0) {
+          if (options.lingerMs) await new Promise((resolve) => setTimeout(resolve, options.lingerMs));
+          continue;
+        }
       } catch (error) {
         failures += 1;
         const delay = Math.min(options.pollIntervalMs * 2 ** failures, maxBackoffMs);

@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 /** A relay whose batches report to the test: each call resolves `next()` with the call's number. */
-function observedRelay(channel: string, relayBatch: (call: number) => Promise<number>, pollIntervalMs = 60_000) {
+function observedRelay(channel: string, relayBatch: (call: number) => Promise<number>, pollIntervalMs = 60_000, lingerMs = 0) {
   let calls = 0;
   const waiters: Array<(call: number) => void> = [];
   relay = startRelayLoop({
@@ -20,6 +20,7 @@ function observedRelay(channel: string, relayBatch: (call: number) => Promise<nu
     databaseUrl: inject('databaseUrl'),
     channel,
     pollIntervalMs,
+    lingerMs,
     logger,
     relayBatch: async () => {
       calls += 1;
@@ -62,6 +63,33 @@ describe('the outbox relay loop', () => {
     );
     while ((await observed.next()) < 4);
     expect(moved.slice(0, 2)).toEqual([5, 0]);
+  });
+
+  it('lingers after a batch that moved rows, even when a NOTIFY comes', async () => {
+    const channel = `relay_${randomUUID().replaceAll('-', '')}`;
+    const lingerMs = 400;
+    const startedAt: number[] = [];
+    const endedAt: number[] = [];
+    const found = [0, 2, 0];
+    const observed = observedRelay(
+      channel,
+      async (call) => {
+        startedAt[call] = performance.now();
+        const moved = found[call - 1] ?? 0;
+        endedAt[call] = performance.now();
+        return moved;
+      },
+      60_000,
+      lingerMs,
+    );
+    expect(await observed.next()).toBe(1); // the listener's first connection: nothing found
+    const second = observed.next();
+    await query('select pg_notify($1, $2)', [channel, '']);
+    expect(await second).toBe(2); // woken at once, and it finds work
+    const third = observed.next();
+    await query('select pg_notify($1, $2)', [channel, '']);
+    expect(await third).toBe(3);
+    expect(startedAt[3]! - endedAt[2]!).toBeGreaterThanOrEqual(lingerMs - 5);
   });
 
   it('claims nothing after stop, though the batch in flight when it was called found work', async () => {
