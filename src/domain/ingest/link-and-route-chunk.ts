@@ -2,14 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Connection } from '../../persistence/entities/connection.ts';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
-import { lockPersons } from '../../persistence/person-lock.ts';
+import { lockPersons, personKey, type Person } from '../../persistence/person-lock.ts';
 import { ingestWorkflowId } from '../../../workflows/ingest-event.contract.ts';
 import { clickedSendId, markClicked } from '../abtests/record-click.ts';
 import { decideRouting, loadLiveRuns, loadTriggeredVersions, versionsTriggeredBy, type RoutedPerson } from '../routing/route-event.ts';
 import { createVisitor, mergeVisitorDetails } from '../visitors/link-visitor.ts';
-
-type Person = { accountId: string; clientUserId: string };
-const personKey = (person: Person) => `${person.accountId}:${person.clientUserId}`;
 
 /**
  * The common case of a chunk, decided in one transaction with a handful of statements rather than two transactions

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../logger.ts';
 import { Connection } from '../../persistence/entities/connection.ts';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
+import { personKey } from '../../persistence/person-lock.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { ingestWorkflowId, startIngestRun, type IngestState } from '../../../workflows/ingest-event.contract.ts';
 import { DomainError } from '../errors.ts';
@@ -43,7 +44,7 @@ export async function processInboundEvents(
   const decided = await decideTogether(deps.em.fork(), rows, connections, deps.logger);
   const persons = new Map<string, InboundEvent[]>();
   for (const row of rows) {
-    const key = row.clientUserId ? `${row.accountId}:${row.clientUserId}` : row.id;
+    const key = row.clientUserId ? personKey({ accountId: row.accountId, clientUserId: row.clientUserId }) : row.id;
     persons.set(key, [...(persons.get(key) ?? []), row]);
   }
 
@@ -55,7 +56,7 @@ export async function processInboundEvents(
       for (const row of group) {
         const connection = connections.get(row.connectionId)!;
         try {
-          const state = await (decided.has(row.id) ? carryOut(deps, decided.get(row.id)!, connection) : processOne(deps, row, connection));
+          const state = await processOne(deps, decided.get(row.id) ?? row, connection);
           outcomes.push({ eventId: row.id, state });
         } catch (error) {
           if (!(error instanceof DomainError)) {
@@ -120,7 +121,8 @@ async function carryOut(deps: { em: EntityManager; temporal: TemporalAccess }, r
   }
   const routed = row.status === 'PROCESSED' ? (row.routingOutcome as unknown as RoutingOutcome | null) : null;
   if (routed && routed.startedRuns.length + routed.deliveredTo.length > 0) await dispatchRouting({ em: deps.em.fork(), temporal: deps.temporal }, row.id, routed);
-  return { status: row.status, visitorId: row.visitorId ?? null, ...(row.statusReason ? { reason: row.statusReason } : {}), ...(routed ? { reason: routed.reason } : {}) } as IngestState;
+  const reason = routed?.reason ?? row.statusReason;
+  return { status: row.status, visitorId: row.visitorId ?? null, ...(reason ? { reason } : {}) };
 }
 
 const sourceOf = (connection: Connection) => `${connection.label} (${connection.provider})`;
