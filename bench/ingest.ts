@@ -283,6 +283,13 @@ async function outcomeOf(sql: pg.Client, counts: RunCounts, runsBefore: number, 
 const outcomeOk = (outcome: Outcome, accepted: number) =>
   outcome.lost === 0 && outcome.duplicatedRuns === 0 && outcome.unanswered === 0 && outcome.counts.processed === accepted && outcome.measuredRuns === outcome.counts.batches && accepted > 0;
 
+/** Moves the rows the second API instance accepted onto the worker's task queue and wakes its relay; answers how many. */
+async function handHeldRowsToWorker(sql: pg.Client): Promise<number> {
+  const { rowCount } = await sql.query('update inbound_events set task_queue = $1 where task_queue = $2', [taskQueue, heldQueue]);
+  await sql.query('select pg_notify($1, $2)', [inboundEventsChannel, '']);
+  return rowCount ?? 0;
+}
+
 async function main(context: BenchContext): Promise<number> {
   const loadAtStart = loadavg();
   progress(`DURATION_S=${DURATION_S} CLIENTS=${CLIENTS} WARMUP_S=${WARMUP_S}`);
@@ -322,8 +329,7 @@ async function main(context: BenchContext): Promise<number> {
   if (WARMUP_S > 0) {
     const warmed = await load('service warm-up', targetOf(api.url, warm), 'warm', WARMUP_S, context.signal);
     const warmedHeld = await load('service warm-up (second instance)', targetOf(held.api.url, warm), 'hwarm', 1, context.signal);
-    await sql.query('update inbound_events set task_queue = $1 where task_queue = $2', [taskQueue, heldQueue]);
-    await sql.query(`select pg_notify('${inboundEventsChannel}', '')`);
+    await handHeldRowsToWorker(sql);
     await waitForRuns('service warm-up', sql, temporalClients.client, warm.connection.id, warmed.acceptedTags.length + warmedHeld.acceptedTags.length, drainTimeoutMs, context.signal);
   }
 
@@ -332,8 +338,7 @@ async function main(context: BenchContext): Promise<number> {
   const alone = await measureService('service, acceptance alone', targetOf(held.api.url, measuredAlone), 'alone', aloneProbes, context.signal);
   const released = now();
   const cpuReleased = cpuSnapshot();
-  const { rowCount: backlog } = await sql.query('update inbound_events set task_queue = $1 where task_queue = $2', [taskQueue, heldQueue]);
-  await sql.query(`select pg_notify('${inboundEventsChannel}', '')`);
+  const backlog = await handHeldRowsToWorker(sql);
   progress(`backlog of ${backlog} events handed to the worker's relay`);
   const aloneCounts = await waitForRuns('backlog runs', sql, temporalClients.client, measuredAlone.connection.id, alone.figures.accepted, drainTimeoutMs, context.signal);
   const cpuBacklogDrained = cpuSnapshot();
