@@ -10,13 +10,13 @@
  *
  * Environment (all optional): N lifecycles per path (100), CONCURRENCY lifecycles in flight (8), WARMUP lifecycles per
  * path before measuring (8, not counted), SETTLE_TIMEOUT_S to wait for the job runs to close and their events to be
- * stored (300), LOADED_N lifecycles in the loaded phase, run last (24), LOAD_DELIVERIES webhook deliveries kept open during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop
- * ingest clients during it (16), LOAD_RAMP_S of load before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls
- * still in flight then count at their time so far), FLOOR_N runs of the
- * Temporal floor (200, FLOOR_CONCURRENCY in flight, 16), WORKER_PROCESS=1 to run the worker in a process of its own (as
- * deployed), SHARED_QUEUE=1 to run job runs on the bulk task queue and
- * one worker (as before the interactive queue), DATABASE_URL (a server to create a scratch database on; embedded
- * PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
+ * stored (300), LOADED_N lifecycles in the loaded phase, run last (24), LOAD_DELIVERIES webhook deliveries kept open
+ * during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop ingest clients during it (16), LOAD_RAMP_S of load
+ * before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls still in flight then
+ * count at their time so far), FLOOR_N runs of the Temporal floor (200, FLOOR_CONCURRENCY in flight, 16),
+ * WORKER_PROCESS=1 to run the worker in a process of its own (as deployed), SHARED_QUEUE=1 to run job runs on the bulk
+ * task queue and one worker (as before the interactive queue), DATABASE_URL (a server to create a scratch database on;
+ * embedded PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile, rm } from 'node:fs/promises';

@@ -28,9 +28,9 @@ export interface IngestRelayOptions {
 /**
  * The ingest relay of a worker process: woken by the NOTIFY an API instance sends after its inserts commit (decision
  * 92), polling as a fallback, it claims accepted events of its task queue into a batch and starts the batch's
- * `ingestBatch` run. INGEST_RELAY_LANES=0 runs none in this worker (another process relays). An event that comes alone is claimed at once; while events keep
- * coming, a lane lingers `lingerMs` after each batch it relayed, so batches grow with the load and the per-batch cost
- * (a claim, a run, its workflow tasks) is shared by more events.
+ * `ingestBatch` run. INGEST_RELAY_LANES=0 runs none in this worker (another process relays). An event that comes
+ * alone is claimed at once; while events keep coming, a lane lingers `lingerMs` after each batch it relayed, so
+ * batches grow with the load and the per-batch cost (a claim, a run, its workflow tasks) is shared by more events.
  */
 export function startIngestRelay(options: IngestRelayOptions): RunningRelay {
   const { settings } = options;
