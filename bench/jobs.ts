@@ -43,7 +43,7 @@ import { unlimitedIngest } from './support/ingest-load.ts';
 import { updateTimelines, type UpdateTimeline } from './support/job-history.ts';
 import { startJobsBaseline } from './support/jobs-baseline.ts';
 import { createJsonClient, type JsonClient, type TimedResponse } from './support/json-client.ts';
-import { runBench, startBenchApi, startBenchWorker, startBenchWorkerProcess, startStack, type BenchContext, type Stack } from './support/stack.ts';
+import { runBench, startBenchApi, startBenchApiProcess, startBenchWorker, startBenchWorkerProcess, startStack, type BenchContext, type Stack } from './support/stack.ts';
 import { interactiveTaskQueueOf } from '../src/service/compose.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
@@ -68,7 +68,12 @@ const FLOOR_CONCURRENCY = positiveInt('FLOOR_CONCURRENCY', 16);
 /** Job runs on the bulk task queue, polled by one worker: the service as it was before the interactive queue. */
 const SHARED_QUEUE = process.env.SHARED_QUEUE === '1';
 /** The worker in a process of its own, as `npm run worker` deploys it, rather than beside the API in this one. */
-const WORKER_PROCESS = process.env.WORKER_PROCESS === '1';
+const SPLIT_WORKERS = process.env.WORKER_PROCESS === 'split';
+const WORKER_PROCESS = process.env.WORKER_PROCESS === '1' || SPLIT_WORKERS;
+/** The bulk worker's niceness when the workers are split (0: the same CPU priority as everything else). */
+const BULK_NICENESS = positiveInt('BULK_NICENESS', 10, 0);
+/** The load's ingest posts go to a second API instance in a process of its own, not to the one the job calls use. */
+const INGEST_API_PROCESS = process.env.INGEST_API === 'process';
 // The production schedule; job events go to no endpoint in this run, so these only matter to an unused code path.
 const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const namespace = 'default';
@@ -490,11 +495,17 @@ async function main(context: BenchContext): Promise<number> {
     const caFile = join(tmpdir(), `bench-jobs-ca-${runTag}.pem`);
     await writeFile(caFile, certificate.cert);
     teardown.add('CA file', () => rm(caFile, { force: true }));
-    await startBenchWorkerProcess(context, stack, {
+    const env = {
       NODE_EXTRA_CA_CERTS: caFile,
       OUTBOUND_ALLOW_CIDRS: loopbackCidrs,
       ...(SHARED_QUEUE ? { TEMPORAL_INTERACTIVE_TASK_QUEUE: taskQueue } : {}),
-    });
+    };
+    if (SPLIT_WORKERS) {
+      await startBenchWorkerProcess(context, stack, { ...env, WORKER_ROLE: 'bulk' }, { niceness: BULK_NICENESS });
+      await startBenchWorkerProcess(context, stack, { ...env, WORKER_ROLE: 'interactive' });
+    } else {
+      await startBenchWorkerProcess(context, stack, env);
+    }
     workerQueues = [...new Set([taskQueue, interactiveTaskQueueOf(stack.settings)])];
   } else {
     workerQueues = (await startBenchWorker(context, progress, stack, { outboundCa: certificate.cert })).taskQueues;
@@ -505,6 +516,14 @@ async function main(context: BenchContext): Promise<number> {
   const baselineServer = await startJobsBaseline(services);
   teardown.add('baseline API server', baselineServer.close);
   progress(`baseline API (same routes, job handlers writing directly) at ${baselineServer.url}`);
+  // Ingest served by a second API instance of its own, or by the one the job calls go to.
+  const ingestOrigin = INGEST_API_PROCESS
+    ? await startBenchApiProcess(context, stack, {
+        INGEST_RATE_LIMIT_PER_SECOND: String(unlimitedIngest.perSecond),
+        INGEST_RATE_LIMIT_BURST: String(unlimitedIngest.burst),
+      })
+    : api.url;
+  if (INGEST_API_PROCESS) progress(`ingest API (a second instance, in a process of its own) at ${ingestOrigin}`);
   const serviceClient = createJsonClient(api.url, CONCURRENCY);
   teardown.add('service client', async () => serviceClient.close());
   const baselineClient = createJsonClient(baselineServer.url, CONCURRENCY);
@@ -587,7 +606,7 @@ async function main(context: BenchContext): Promise<number> {
   const webhookLoad = startWebhookLoad(publisher, webhookRecording, LOAD_DELIVERIES);
   // The ingest clients run in a thread of their own: they load the service, not the event loop it shares with them.
   const ingestLoad = driveIngestLoadInThread({
-    target: { origin: api.url, inboundKey: inbound.connection.inboundKey, secret: inbound.signingSecret },
+    target: { origin: ingestOrigin, inboundKey: inbound.connection.inboundKey, secret: inbound.signingSecret },
     clients: LOAD_INGEST_CLIENTS,
     durationMs: 24 * 3600 * 1000,
     runTag,
@@ -727,6 +746,9 @@ async function main(context: BenchContext): Promise<number> {
       unit: 'ms',
       sharedQueue: SHARED_QUEUE,
       workerProcess: WORKER_PROCESS,
+      splitWorkers: SPLIT_WORKERS,
+      bulkNiceness: SPLIT_WORKERS ? BULK_NICENESS : 0,
+      ingestApiProcess: INGEST_API_PROCESS,
       idleP99: idle.p99,
       loadedP99: underLoad.p99,
       ratioLoadedToIdle,

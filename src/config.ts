@@ -48,6 +48,28 @@ const temporalMetricsSettings = {
   TEMPORAL_METRICS_PORT: port.optional(),
 };
 
+/**
+ * What one worker process runs: `all` (the default) polls both task queues and runs the outbox relays; `bulk` polls
+ * the bulk queue and runs the relays; `interactive` polls only the recording jobs' queue. Splitting them lets a
+ * deployment give bulk work a lower CPU priority (docs/operations.md, "Worker roles").
+ */
+export const workerRoles = ['all', 'bulk', 'interactive'] as const;
+export type WorkerRole = (typeof workerRoles)[number];
+
+/** A worker that polls only one of the two queues needs two queues to split. */
+function checkWorkerRole(
+  config: { WORKER_ROLE: WorkerRole; TEMPORAL_TASK_QUEUE: string; TEMPORAL_INTERACTIVE_TASK_QUEUE?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (config.WORKER_ROLE === 'all' || config.TEMPORAL_INTERACTIVE_TASK_QUEUE !== config.TEMPORAL_TASK_QUEUE) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['WORKER_ROLE'],
+    message: `must be all while TEMPORAL_INTERACTIVE_TASK_QUEUE is TEMPORAL_TASK_QUEUE (one queue cannot be split)`,
+    input: config.WORKER_ROLE,
+  });
+}
+
 /** Two listeners of one process cannot share a port; the public one and the metrics ones are named in the message. */
 function checkDistinctPorts(config: { PORT?: number; METRICS_PORT?: number | undefined; TEMPORAL_METRICS_PORT?: number | undefined }, ctx: z.RefinementCtx): void {
   const ports = (['PORT', 'METRICS_PORT', 'TEMPORAL_METRICS_PORT'] as const).filter((name) => config[name] !== undefined);
@@ -140,11 +162,13 @@ const productionSchemas = {
       ...metricsSettings,
       ...temporalMetricsSettings,
       ...ingestRelaySettings,
+      WORKER_ROLE: z.enum(workerRoles).default('all'),
       DATABASE_URL: postgresUrl,
       TEMPORAL_ADDRESS: hostPort,
     })
     .superRefine(checkPushSettings)
-    .superRefine(checkDistinctPorts),
+    .superRefine(checkDistinctPorts)
+    .superRefine(checkWorkerRole),
   migrate: z.object({
     LOG_LEVEL: sharedSettings.LOG_LEVEL,
     DATABASE_URL: postgresUrl,

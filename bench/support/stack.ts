@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { DeliverySettings } from '../../src/domain/deliveries/delivery-settings.ts';
+import { freePort } from '../../src/embedded/postgres.ts';
 import { startEmbeddedTemporal } from '../../src/embedded/temporal.ts';
 import type { ApiServices } from '../../src/http/services.ts';
 import type { Logger } from '../../src/logger.ts';
@@ -224,12 +225,21 @@ export async function startBenchApi(
 }
 
 /**
- * The worker as its own process (`src/main/worker.ts`, as `npm run worker` runs it) on the stack's database, Temporal
- * server and task queue, so that its CPU and memory are its own and it does not share the bench's event loop.
- * Resolves once it logs that it runs (at `info`, so LOG_LEVEL must not be raised); its later output is drained and dropped.
+ * A service entry point (`src/main/*.ts`) as its own process on the stack's database, Temporal server and task queue,
+ * so that its CPU and memory are its own and it does not share the bench's event loop. Resolves with the first log
+ * line whose `msg` is `readyMessage` (logged at `info`, so LOG_LEVEL must not be raised); later output is drained and
+ * dropped. `niceness` runs it at a lower CPU priority, as a deployment may run its bulk worker (docs/operations.md,
+ * "Worker roles").
  */
-export async function startBenchWorkerProcess(context: BenchContext, stack: Stack, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['src/main/worker.ts'], {
+async function startServiceProcess(
+  context: BenchContext,
+  stack: Stack,
+  process_: { name: string; entryPoint: string; readyMessage: string; env: NodeJS.ProcessEnv; niceness?: number | undefined },
+): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+  // `nice` from the start, so that every thread of the process (libuv, V8, the SDK's core) runs at that priority.
+  const niceness = process_.niceness ?? 0;
+  const [command, args] = niceness === 0 ? [process.execPath, []] : ['nice', ['-n', String(niceness), process.execPath]];
+  const child = spawn(command, [...args, process_.entryPoint], {
     env: {
       PATH: process.env.PATH,
       LOG_LEVEL: 'info',
@@ -238,28 +248,65 @@ export async function startBenchWorkerProcess(context: BenchContext, stack: Stac
       TEMPORAL_NAMESPACE: stack.settings.namespace,
       TEMPORAL_TASK_QUEUE: stack.settings.taskQueue,
       SECRETS_KEY: stack.settings.secretsKey,
-      ...env,
+      ...process_.env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  context.teardown.add('worker process', async () => {
+  context.teardown.add(`${process_.name} process`, async () => {
     if (child.exitCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
   });
-  await new Promise<void>((resolve, reject) => {
+  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (!output.includes('"msg":"worker running"')) return;
-      // Keep draining the pipe (a full pipe would block the worker), without keeping what it says.
+      const line = output.split('\n').find((candidate) => candidate.includes(`"msg":${JSON.stringify(process_.readyMessage)}`));
+      if (line === undefined) return;
+      // Keep draining the pipe (a full pipe would block the child), without keeping what it says.
       child.stdout!.off('data', onData);
       child.stdout!.resume();
-      resolve();
+      resolve(JSON.parse(line) as Record<string, unknown>);
     };
     child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the worker exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`the ${process_.name} exited with ${code}`)));
+  });
+  return { child, ready };
+}
+
+/** The worker as its own process (`src/main/worker.ts`, as `npm run worker` runs it); see `startServiceProcess`. */
+export async function startBenchWorkerProcess(
+  context: BenchContext,
+  stack: Stack,
+  env: NodeJS.ProcessEnv = {},
+  options: { niceness?: number } = {},
+): Promise<ChildProcess> {
+  const { child } = await startServiceProcess(context, stack, {
+    name: env.WORKER_ROLE === undefined ? 'worker' : `${env.WORKER_ROLE} worker`,
+    entryPoint: 'src/main/worker.ts',
+    readyMessage: 'worker running',
+    env,
+    niceness: options.niceness,
   });
   return child;
+}
+
+/**
+ * The API as its own process (`src/main/api.ts`, as `npm run api` runs it) on a free loopback port, ingest never
+ * rate-limited; resolves with its URL. A second API instance, as a deployment may serve ingest apart from job calls.
+ */
+export async function startBenchApiProcess(context: BenchContext, stack: Stack, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const { ready } = await startServiceProcess(context, stack, {
+    name: 'API',
+    entryPoint: 'src/main/api.ts',
+    readyMessage: 'api listening',
+    env: {
+      PORT: String(await freePort()),
+      ADMIN_TOKEN: `adm_bench_${randomBytes(24).toString('hex')}`,
+      ...(stack.settings.interactiveTaskQueue === undefined ? {} : { TEMPORAL_INTERACTIVE_TASK_QUEUE: stack.settings.interactiveTaskQueue }),
+      ...env,
+    },
+  });
+  return String(ready.url);
 }

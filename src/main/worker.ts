@@ -14,8 +14,8 @@ runMain(async () => {
   const metrics = await startMetricsListener(config, logger);
   const settings = serviceSettingsFrom(config, { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS }, logger);
   const orm = await connectOrm(config.DATABASE_URL);
-  const worker = await startServiceWorker({ ...settings, metrics: metrics.registry }, orm);
-  logger.info({ taskQueues: worker.taskQueues }, 'worker running');
+  const worker = await startServiceWorker({ ...settings, metrics: metrics.registry }, orm, { role: config.WORKER_ROLE });
+  logger.info({ role: config.WORKER_ROLE, taskQueues: worker.taskQueues }, 'worker running');
   worker.finished.catch((error: unknown) => {
     logger.fatal({ err: error }, 'worker stopped unexpectedly');
     process.exit(1);

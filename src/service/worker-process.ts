@@ -1,4 +1,5 @@
 import type { WorkflowBundleOption } from '@temporalio/worker';
+import type { WorkerRole } from '../config.ts';
 import { defaultIngestRelaySettings, startIngestRelay } from '../outbox/ingest-relay.ts';
 import type { RunningRelay } from '../outbox/relay-loop.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
@@ -9,7 +10,7 @@ import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/deli
 import { createActivityDeps, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
 
 export interface ServiceWorker {
-  /** The task queues polled: the bulk one first, then the interactive one when it is a queue of its own. */
+  /** The task queues polled: the bulk one first, then the interactive one when it is a queue of its own (by role). */
   taskQueues: string[];
   /** Settles when every worker has stopped; rejects as soon as one fails. */
   finished: Promise<void>;
@@ -20,6 +21,14 @@ export interface ServiceWorker {
 /** The interactive worker's own Postgres pool: a job step never waits for a connection behind bulk activities. */
 const interactivePoolMax = 4;
 
+/** The queues a worker process of this role polls, bulk first; one name when both queues are one. */
+export function taskQueuesOfRole(role: WorkerRole, settings: Pick<ServiceSettings, 'taskQueue' | 'interactiveTaskQueue'>): string[] {
+  const interactive = interactiveTaskQueueOf(settings);
+  if (role === 'bulk') return [settings.taskQueue];
+  if (role === 'interactive') return [interactive];
+  return [...new Set([settings.taskQueue, interactive])];
+}
+
 /**
  * The service's workers, in one process with everything their activities need: one on the bulk task queue
  * (deliveries, fan-outs, ingest batches, experiences, A/B tests, and job runs started before the interactive queue
@@ -27,16 +36,20 @@ const interactivePoolMax = 4;
  * its own so that a backlog of bulk work never holds up a job step. Both register every workflow type and activity;
  * when the two queue names are the same, one worker polls it. And the two outbox relays, both starting runs on the bulk
  * queue: accepted inbound events → `ingestBatch` runs, published deliveries → `deliverBatch` runs.
+ *
+ * `role` (WORKER_ROLE) splits this across processes: `bulk` is the bulk worker and the relays, `interactive` the
+ * interactive worker alone, on the process's own pool; so bulk work can run at a lower CPU priority than job steps.
  */
 export async function startServiceWorker(
   settings: ServiceSettings,
   orm: Orm,
-  options: { workflowBundle?: WorkflowBundleOption; outboundCa?: string } = {},
+  options: { workflowBundle?: WorkflowBundleOption; outboundCa?: string; role?: WorkerRole } = {},
 ): Promise<ServiceWorker> {
+  const role = options.role ?? 'all';
   const deps = createActivityDeps(settings, orm, createTemporalClients(settings.temporalAddress, settings.namespace), options.outboundCa);
   const workflowBundle = options.workflowBundle ?? (await bundleWorkflows(settings.logger));
   const base = { address: settings.temporalAddress, namespace: settings.namespace, workflowBundle };
-  const taskQueues = [...new Set([settings.taskQueue, interactiveTaskQueueOf(settings)])];
+  const taskQueues = taskQueuesOfRole(role, settings);
   const workers: RunningWorker[] = [];
   const pools: Orm[] = [];
   const relays: RunningRelay[] = [];
@@ -49,30 +62,33 @@ export async function startServiceWorker(
   try {
     for (const taskQueue of taskQueues) {
       let workerDeps = deps;
-      if (taskQueue !== settings.taskQueue) {
+      // Alone in its process (role interactive), the interactive worker has the process's pool to itself.
+      if (taskQueue !== settings.taskQueue && role === 'all') {
         const pool = await connectOrm(settings.databaseUrl, interactivePoolMax);
         pools.push(pool);
         workerDeps = { ...deps, orm: pool };
       }
       workers.push(await startWorker({ ...base, deps: workerDeps, taskQueue }));
     }
-    relays.push(
-      startIngestRelay({
-        databaseUrl: settings.databaseUrl,
-        orm,
-        temporal: deps.temporal,
-        settings: settings.ingestRelay ?? defaultIngestRelaySettings,
-        logger: settings.logger,
-      }),
-      startDeliveryRelay({
-        databaseUrl: settings.databaseUrl,
-        orm,
-        temporal: deps.temporal,
-        delivery: settings.delivery,
-        settings: settings.deliveryRelay ?? defaultDeliveryRelaySettings,
-        logger: settings.logger,
-      }),
-    );
+    if (role !== 'interactive') {
+      relays.push(
+        startIngestRelay({
+          databaseUrl: settings.databaseUrl,
+          orm,
+          temporal: deps.temporal,
+          settings: settings.ingestRelay ?? defaultIngestRelaySettings,
+          logger: settings.logger,
+        }),
+        startDeliveryRelay({
+          databaseUrl: settings.databaseUrl,
+          orm,
+          temporal: deps.temporal,
+          delivery: settings.delivery,
+          settings: settings.deliveryRelay ?? defaultDeliveryRelaySettings,
+          logger: settings.logger,
+        }),
+      );
+    }
   } catch (error) {
     await release().catch(() => undefined);
     throw error;

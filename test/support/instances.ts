@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { inject } from 'vitest';
+import { freePort } from '../../src/embedded/postgres.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
 import { closeApiServices, createApiServices, type ApiSettings } from '../../src/service/compose.ts';
@@ -38,13 +38,7 @@ export async function startApiInstance(overrides: Partial<ApiSettings> = {}): Pr
 }
 
 /** A TCP port free on loopback right now, for a child process's listener that must be named before it starts. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort };
 
 /** The settings every entry point of the service needs, on the run's database and Temporal server. */
 const serviceEnv = (taskQueue: string): NodeJS.ProcessEnv => ({

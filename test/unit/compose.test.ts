@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
+import { taskQueuesOfRole } from '../../src/service/worker-process.ts';
 import { searchAttributes } from '../../src/temporal/search-attributes.ts';
 
 /**
@@ -24,6 +25,7 @@ interface ComposeService {
   restart?: string;
   ports?: Array<string | number | { target?: number; published?: string | number }>;
   expose?: Array<string | number>;
+  cpu_shares?: number;
 }
 
 function loadCompose(): Record<string, ComposeService> {
@@ -67,6 +69,11 @@ function interpolate(value: string): string {
   });
 }
 
+/** A service's environment after interpolation, as its process sees it. */
+function resolvedEnvironment(svc: ComposeService): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(environment(svc)).map(([key, value]) => [key, value === undefined ? undefined : interpolate(value)]));
+}
+
 function commandOf(svc: ComposeService): string[] {
   const command = svc.command ?? [];
   return Array.isArray(command) ? command : command.trim().split(/\s+/);
@@ -88,8 +95,12 @@ function finalBaseImage(dockerfile: string): string {
 const appServices: Array<[service: string, role: Role, entryPoint: string]> = [
   ['api', 'api', 'src/main/api.ts'],
   ['worker', 'worker', 'src/main/worker.ts'],
+  ['worker-interactive', 'worker', 'src/main/worker.ts'],
   ['migrate', 'migrate', 'src/main/migrate.ts'],
 ];
+
+/** The services that run `src/main/worker.ts`, one per worker role. */
+const workerServices = appServices.filter(([, role]) => role === 'worker').map(([name]) => name);
 
 describe('docker-compose.yml', () => {
   describe.each(appServices)('service %s', (name, role, entryPoint) => {
@@ -104,9 +115,7 @@ describe('docker-compose.yml', () => {
     });
 
     it(`passes loadConfig('${role}') with its environment`, () => {
-      const env = environment(service(name));
-      const resolved = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value === undefined ? undefined : interpolate(value)]));
-      expect(() => loadConfig(role as 'api', resolved)).not.toThrow();
+      expect(() => loadConfig(role as 'api', resolvedEnvironment(service(name)))).not.toThrow();
     });
 
     it(`is built from the Dockerfile and runs ${entryPoint}`, () => {
@@ -122,8 +131,8 @@ describe('docker-compose.yml', () => {
     });
   });
 
-  it('gives api and worker the optional Temporal and logging settings too', () => {
-    for (const name of ['api', 'worker']) {
+  it('gives api and workers the optional Temporal and logging settings too', () => {
+    for (const name of ['api', ...workerServices]) {
       const env = environment(service(name));
       for (const setting of ['TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'LOG_LEVEL']) {
         expect(interpolate(env[setting] ?? '').trim(), `${name}: ${setting}`).not.toBe('');
@@ -134,7 +143,7 @@ describe('docker-compose.yml', () => {
   it('serves metrics of api and worker (and the worker SDK exporter) inside the compose network, never on the host', () => {
     const listeners: Array<[string, string[]]> = [
       ['api', ['METRICS_PORT']],
-      ['worker', ['METRICS_PORT', 'TEMPORAL_METRICS_PORT']],
+      ...workerServices.map((name): [string, string[]] => [name, ['METRICS_PORT', 'TEMPORAL_METRICS_PORT']]),
     ];
     for (const [name, settings] of listeners) {
       const svc = service(name);
@@ -150,12 +159,24 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('splits the workers by role: together they poll both task queues, each once, and bulk has the lower CPU weight', () => {
+    const polled = workerServices.flatMap((name) => {
+      const config = loadConfig('worker', resolvedEnvironment(service(name)));
+      return taskQueuesOfRole(config.WORKER_ROLE, { taskQueue: config.TEMPORAL_TASK_QUEUE, interactiveTaskQueue: config.TEMPORAL_INTERACTIVE_TASK_QUEUE });
+    });
+    expect(polled.sort()).toEqual(['richpush', 'richpush-interactive']);
+    const roleOf = (name: string) => loadConfig('worker', resolvedEnvironment(service(name))).WORKER_ROLE;
+    expect(workerServices.map(roleOf).sort()).toEqual(['bulk', 'interactive']);
+    const weightOf = (role: string) => service(workerServices.find((name) => roleOf(name) === role)!).cpu_shares ?? 1024;
+    expect(weightOf('bulk')).toBeLessThan(weightOf('interactive'));
+  });
+
   it('takes ADMIN_TOKEN from the host and refuses to start without it', () => {
     expect(environment(service('api')).ADMIN_TOKEN).toMatch(/^\$\{ADMIN_TOKEN:\?[^}]+\}$/);
   });
 
-  it('starts api and worker only after the migrations ran and Temporal started', () => {
-    for (const name of ['api', 'worker']) {
+  it('starts api and workers only after the migrations ran and Temporal started', () => {
+    for (const name of ['api', ...workerServices]) {
       const dependsOn = service(name).depends_on;
       expect(Array.isArray(dependsOn), `${name}: depends_on needs conditions`).toBe(false);
       const conditions = dependsOn as Record<string, { condition?: string }>;

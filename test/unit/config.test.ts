@@ -38,6 +38,17 @@ describe('configuration', () => {
     expect(queueOf({ TEMPORAL_INTERACTIVE_TASK_QUEUE: 'richpush' })).toBe('richpush');
   });
 
+  it('runs every worker role, all by default, and refuses to split one queue', () => {
+    expect(loadConfig('worker', validApi).WORKER_ROLE).toBe('all');
+    for (const role of ['all', 'bulk', 'interactive']) expect(loadConfig('worker', { ...validApi, WORKER_ROLE: role }).WORKER_ROLE).toBe(role);
+    expect(() => loadConfig('worker', { ...validApi, WORKER_ROLE: 'jobs' })).toThrow(/^Configuration error: WORKER_ROLE is invalid: /);
+    const oneQueue = { ...validApi, TEMPORAL_INTERACTIVE_TASK_QUEUE: 'richpush' };
+    expect(loadConfig('worker', oneQueue).WORKER_ROLE).toBe('all');
+    expect(() => loadConfig('worker', { ...oneQueue, WORKER_ROLE: 'bulk' })).toThrow(
+      new ConfigError('Configuration error: WORKER_ROLE is invalid: must be all while TEMPORAL_INTERACTIVE_TASK_QUEUE is TEMPORAL_TASK_QUEUE (one queue cannot be split)'),
+    );
+  });
+
   it('names a missing variable in one line', () => {
     const { DATABASE_URL: _omitted, ...rest } = validApi;
     expect(() => loadConfig('api', rest)).toThrow(new ConfigError('Configuration error: DATABASE_URL is required'));
