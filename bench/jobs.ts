@@ -14,9 +14,11 @@
  * during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop ingest clients during it (16), LOAD_RAMP_S of load
  * before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls still in flight then
  * count at their time so far), FLOOR_N runs of the Temporal floor (200, FLOOR_CONCURRENCY in flight, 16),
- * WORKER_PROCESS=1 to run the worker in a process of its own (as deployed), SHARED_QUEUE=1 to run job runs on the bulk
- * task queue and one worker (as before the interactive queue), DATABASE_URL (a server to create a scratch database on;
- * embedded PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
+ * WORKER_PROCESS=1 to run the worker in a process of its own (as deployed), WORKER_PROCESS=split to run it as a bulk
+ * process under `nice -n BULK_NICENESS` (19) and an interactive one (as docker-compose.yml deploys them),
+ * INGEST_API=process to send the load's ingest posts to a second API instance in a process of its own, SHARED_QUEUE=1
+ * to run job runs on the bulk task queue and one worker (as before the interactive queue), DATABASE_URL (a server to
+ * create a scratch database on; embedded PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile, rm } from 'node:fs/promises';
@@ -71,9 +73,11 @@ const SHARED_QUEUE = process.env.SHARED_QUEUE === '1';
 const SPLIT_WORKERS = process.env.WORKER_PROCESS === 'split';
 const WORKER_PROCESS = process.env.WORKER_PROCESS === '1' || SPLIT_WORKERS;
 /** The bulk worker's niceness when the workers are split (0: the same CPU priority as everything else). */
-const BULK_NICENESS = positiveInt('BULK_NICENESS', 10, 0);
+const BULK_NICENESS = positiveInt('BULK_NICENESS', 19, 0);
 /** The load's ingest posts go to a second API instance in a process of its own, not to the one the job calls use. */
 const INGEST_API_PROCESS = process.env.INGEST_API === 'process';
+/** That instance's niceness: ingest as bulk work, below the job calls' CPU priority. */
+const INGEST_API_NICENESS = positiveInt('INGEST_API_NICENESS', 0, 0);
 // The production schedule; job events go to no endpoint in this run, so these only matter to an unused code path.
 const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const namespace = 'default';
@@ -521,7 +525,7 @@ async function main(context: BenchContext): Promise<number> {
     ? await startBenchApiProcess(context, stack, {
         INGEST_RATE_LIMIT_PER_SECOND: String(unlimitedIngest.perSecond),
         INGEST_RATE_LIMIT_BURST: String(unlimitedIngest.burst),
-      })
+      }, { niceness: INGEST_API_NICENESS })
     : api.url;
   if (INGEST_API_PROCESS) progress(`ingest API (a second instance, in a process of its own) at ${ingestOrigin}`);
   const serviceClient = createJsonClient(api.url, CONCURRENCY);
@@ -749,6 +753,7 @@ async function main(context: BenchContext): Promise<number> {
       splitWorkers: SPLIT_WORKERS,
       bulkNiceness: SPLIT_WORKERS ? BULK_NICENESS : 0,
       ingestApiProcess: INGEST_API_PROCESS,
+      ingestApiNiceness: INGEST_API_PROCESS ? INGEST_API_NICENESS : 0,
       idleP99: idle.p99,
       loadedP99: underLoad.p99,
       ratioLoadedToIdle,

@@ -296,9 +296,15 @@ export async function startBenchWorkerProcess(
  * The API as its own process (`src/main/api.ts`, as `npm run api` runs it) on a free loopback port, ingest never
  * rate-limited; resolves with its URL. A second API instance, as a deployment may serve ingest apart from job calls.
  */
-export async function startBenchApiProcess(context: BenchContext, stack: Stack, env: NodeJS.ProcessEnv = {}): Promise<string> {
+export async function startBenchApiProcess(
+  context: BenchContext,
+  stack: Stack,
+  env: NodeJS.ProcessEnv = {},
+  options: { niceness?: number } = {},
+): Promise<string> {
   const { ready } = await startServiceProcess(context, stack, {
     name: 'API',
+    niceness: options.niceness,
     entryPoint: 'src/main/api.ts',
     readyMessage: 'api listening',
     env: {
