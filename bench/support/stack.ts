@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -15,6 +15,7 @@ import { startServiceWorker, type ServiceWorker } from '../../src/service/worker
 import { createTemporalClients, type TemporalClients } from '../../src/temporal/client.ts';
 import { bundleWorkflows } from '../../src/temporal/workflow-bundle.ts';
 import { installTemporalRuntime } from '../../src/temporal/worker.ts';
+import { startEntryPoint, type StartedEntryPoint } from '../../test/support/entry-point.ts';
 import { createTestDatabase } from '../../test/support/test-database.ts';
 import { createBenchLogger } from './logger.ts';
 
@@ -225,54 +226,34 @@ export async function startBenchApi(
 }
 
 /**
- * A service entry point (`src/main/*.ts`) as its own process on the stack's database, Temporal server and task queue,
- * so that its CPU and memory are its own and it does not share the bench's event loop. Resolves with the first log
- * line whose `msg` is `readyMessage` (logged at `info`, so LOG_LEVEL must not be raised); later output is drained and
- * dropped. `niceness` runs it at a lower CPU priority, as a deployment may run its bulk worker (docs/operations.md,
- * "Worker roles").
+ * A service entry point as its own process (`startEntryPoint`) on the stack's database, Temporal server and task
+ * queue, so that its CPU and memory are its own and it does not share the bench's event loop; stopped with SIGTERM
+ * at teardown. Resolves with its ready log line (logged at `info`, which is why LOG_LEVEL is set here).
  */
 async function startServiceProcess(
   context: BenchContext,
   stack: Stack,
-  process_: { name: string; entryPoint: string; readyMessage: string; env: NodeJS.ProcessEnv; niceness?: number | undefined },
-): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  // `nice` from the start, so that every thread of the process (libuv, V8, the SDK's core) runs at that priority.
-  const niceness = process_.niceness ?? 0;
-  const [command, args] = niceness === 0 ? [process.execPath, []] : ['nice', ['-n', String(niceness), process.execPath]];
-  const child = spawn(command, [...args, process_.entryPoint], {
-    env: {
-      PATH: process.env.PATH,
-      LOG_LEVEL: 'info',
-      DATABASE_URL: stack.settings.databaseUrl,
-      TEMPORAL_ADDRESS: stack.settings.temporalAddress,
-      TEMPORAL_NAMESPACE: stack.settings.namespace,
-      TEMPORAL_TASK_QUEUE: stack.settings.taskQueue,
-      SECRETS_KEY: stack.settings.secretsKey,
-      ...process_.env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  context.teardown.add(`${process_.name} process`, async () => {
+  options: { name: string; entryPoint: string; readyMessage: string; env: NodeJS.ProcessEnv; niceness?: number | undefined },
+): Promise<StartedEntryPoint> {
+  const env = {
+    PATH: process.env.PATH,
+    LOG_LEVEL: 'info',
+    DATABASE_URL: stack.settings.databaseUrl,
+    TEMPORAL_ADDRESS: stack.settings.temporalAddress,
+    TEMPORAL_NAMESPACE: stack.settings.namespace,
+    TEMPORAL_TASK_QUEUE: stack.settings.taskQueue,
+    SECRETS_KEY: stack.settings.secretsKey,
+    ...options.env,
+  };
+  const started = await startEntryPoint(options.entryPoint, env, options.readyMessage, { niceness: options.niceness });
+  const { child } = started;
+  context.teardown.add(`${options.name} process`, async () => {
     if (child.exitCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
   });
-  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split('\n').find((candidate) => candidate.includes(`"msg":${JSON.stringify(process_.readyMessage)}`));
-      if (line === undefined) return;
-      // Keep draining the pipe (a full pipe would block the child), without keeping what it says.
-      child.stdout!.off('data', onData);
-      child.stdout!.resume();
-      resolve(JSON.parse(line) as Record<string, unknown>);
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the ${process_.name} exited with ${code}`)));
-  });
-  return { child, ready };
+  return started;
 }
 
 /** The worker as its own process (`src/main/worker.ts`, as `npm run worker` runs it); see `startServiceProcess`. */
@@ -293,8 +274,8 @@ export async function startBenchWorkerProcess(
 }
 
 /**
- * The API as its own process (`src/main/api.ts`, as `npm run api` runs it) on a free loopback port, ingest never
- * rate-limited; resolves with its URL. A second API instance, as a deployment may serve ingest apart from job calls.
+ * The API as its own process (`src/main/api.ts`, as `npm run api` runs it) on a free loopback port; resolves with its
+ * URL. A second API instance, as a deployment may serve ingest apart from job calls.
  */
 export async function startBenchApiProcess(
   context: BenchContext,
@@ -302,7 +283,7 @@ export async function startBenchApiProcess(
   env: NodeJS.ProcessEnv = {},
   options: { niceness?: number } = {},
 ): Promise<string> {
-  const { ready } = await startServiceProcess(context, stack, {
+  const { line } = await startServiceProcess(context, stack, {
     name: 'API',
     niceness: options.niceness,
     entryPoint: 'src/main/api.ts',
@@ -314,5 +295,5 @@ export async function startBenchApiProcess(
       ...env,
     },
   });
-  return String(ready.url);
+  return String(line.url);
 }

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { inject } from 'vitest';
 import { freePort } from '../../src/embedded/postgres.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
 import { closeApiServices, createApiServices, type ApiSettings } from '../../src/service/compose.ts';
+import { startEntryPoint } from './entry-point.ts';
 
 /** An address nothing listens on: a dependency that is down. */
 export const unreachable = '127.0.0.1:9';
@@ -51,31 +52,6 @@ const serviceEnv = (taskQueue: string): NodeJS.ProcessEnv => ({
   OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
   LOG_LEVEL: 'info',
 });
-
-/** Runs an entry point as a child process, resolved with its first log line whose msg is `ready`. */
-async function startEntryPoint(script: string, env: NodeJS.ProcessEnv, ready: string): Promise<{ child: ChildProcess; line: Record<string, unknown> }> {
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      // Not left running: the caller never gets a handle to stop it.
-      child.kill('SIGKILL');
-      reject(new Error(`${script} did not start:\n${output}`));
-    }, 60_000);
-    child.stdout!.on('data', () => {
-      // Whole lines only: a chunk can end inside one.
-      const found = output.split('\n').slice(0, -1).find((text) => text.includes(`"msg":"${ready}"`));
-      if (found) {
-        clearTimeout(timer);
-        resolve(JSON.parse(found) as Record<string, unknown>);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
-  });
-  return { child, line };
-}
 
 /**
  * `npm run worker` as production runs it, as a child process on `taskQueue`, resolved once it logs that it runs.

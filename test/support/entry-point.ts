@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface StartedEntryPoint {
+  child: ChildProcess;
+  /** The first log line whose `msg` was the ready message, parsed. */
+  line: Record<string, unknown>;
+}
+
+/**
+ * Runs a service entry point (`src/main/*.ts`) as a child process, as production runs it, and resolves with its first
+ * log line whose `msg` is `ready` (so its LOG_LEVEL must let that line through). Until then its output is kept, to
+ * say why it did not start; after, stdout is drained and dropped and stderr goes to this process's stderr.
+ * `niceness` starts it under `nice`, so that every thread it makes (libuv, V8, the Temporal SDK's core) runs at that
+ * lower CPU priority. Used by the tests (test/support/instances.ts) and the benches (bench/support/stack.ts).
+ */
+export async function startEntryPoint(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  ready: string,
+  options: { niceness?: number | undefined; timeoutMs?: number } = {},
+): Promise<StartedEntryPoint> {
+  const niceness = options.niceness ?? 0;
+  const [command, args] = niceness === 0 ? [process.execPath, []] : ['nice', ['-n', String(niceness), process.execPath]];
+  const child = spawn(command, [...args, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => (output += chunk.toString());
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  try {
+    const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // Not left running: the caller never gets a handle to stop it.
+        child.kill('SIGKILL');
+        reject(new Error(`${script} did not start:\n${output}`));
+      }, options.timeoutMs ?? 60_000);
+      child.stdout!.on('data', () => {
+        // Whole lines only: a chunk can end inside one.
+        const found = output.split('\n').slice(0, -1).find((text) => text.includes(`"msg":${JSON.stringify(ready)}`));
+        if (!found) return;
+        clearTimeout(timer);
+        resolve(JSON.parse(found) as Record<string, unknown>);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${script} exited with ${code}:\n${output}`));
+      });
+    });
+    return { child, line };
+  } finally {
+    // Keep both pipes flowing (a full pipe would block the child), without keeping what they say.
+    child.stdout!.off('data', keep);
+    child.stderr!.off('data', keep);
+    child.stdout!.resume();
+    child.stderr!.pipe(process.stderr, { end: false });
+  }
+}
