@@ -16,7 +16,8 @@
  * count at their time so far), FLOOR_N runs of the Temporal floor (200, FLOOR_CONCURRENCY in flight, 16),
  * WORKER_PROCESS=1 to run the worker in a process of its own (as deployed), WORKER_PROCESS=split to run it as a bulk
  * process under `nice -n BULK_NICENESS` (19) and an interactive one (as docker-compose.yml deploys them),
- * INGEST_API=process to send the load's ingest posts to a second API instance in a process of its own, SHARED_QUEUE=1
+ * INGEST_API=process to send the load's ingest posts to a second API instance in a process of its own (under
+ * `nice -n INGEST_API_NICENESS`, 0), SHARED_QUEUE=1
  * to run job runs on the bulk task queue and one worker (as before the interactive queue), DATABASE_URL (a server to
  * create a scratch database on; embedded PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
  */
@@ -46,7 +47,7 @@ import { updateTimelines, type UpdateTimeline } from './support/job-history.ts';
 import { startJobsBaseline } from './support/jobs-baseline.ts';
 import { createJsonClient, type JsonClient, type TimedResponse } from './support/json-client.ts';
 import { runBench, startBenchApi, startBenchApiProcess, startBenchWorker, startBenchWorkerProcess, startStack, type BenchContext, type Stack } from './support/stack.ts';
-import { interactiveTaskQueueOf } from '../src/service/compose.ts';
+import { taskQueuesOfRole } from '../src/service/worker-process.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
 import { Recording, startBenchReceiver } from './support/receiver.ts';
@@ -499,18 +500,14 @@ async function main(context: BenchContext): Promise<number> {
     const caFile = join(tmpdir(), `bench-jobs-ca-${runTag}.pem`);
     await writeFile(caFile, certificate.cert);
     teardown.add('CA file', () => rm(caFile, { force: true }));
-    const env = {
-      NODE_EXTRA_CA_CERTS: caFile,
-      OUTBOUND_ALLOW_CIDRS: loopbackCidrs,
-      ...(SHARED_QUEUE ? { TEMPORAL_INTERACTIVE_TASK_QUEUE: taskQueue } : {}),
-    };
+    const env = { NODE_EXTRA_CA_CERTS: caFile, OUTBOUND_ALLOW_CIDRS: loopbackCidrs };
     if (SPLIT_WORKERS) {
       await startBenchWorkerProcess(context, stack, { ...env, WORKER_ROLE: 'bulk' }, { niceness: BULK_NICENESS });
       await startBenchWorkerProcess(context, stack, { ...env, WORKER_ROLE: 'interactive' });
     } else {
       await startBenchWorkerProcess(context, stack, env);
     }
-    workerQueues = [...new Set([taskQueue, interactiveTaskQueueOf(stack.settings)])];
+    workerQueues = taskQueuesOfRole('all', stack.settings);
   } else {
     workerQueues = (await startBenchWorker(context, progress, stack, { outboundCa: certificate.cert })).taskQueues;
   }

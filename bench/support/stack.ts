@@ -243,6 +243,7 @@ async function startServiceProcess(
     TEMPORAL_NAMESPACE: stack.settings.namespace,
     TEMPORAL_TASK_QUEUE: stack.settings.taskQueue,
     SECRETS_KEY: stack.settings.secretsKey,
+    ...(stack.settings.interactiveTaskQueue === undefined ? {} : { TEMPORAL_INTERACTIVE_TASK_QUEUE: stack.settings.interactiveTaskQueue }),
     ...options.env,
   };
   const started = await startEntryPoint(options.entryPoint, env, options.readyMessage, { niceness: options.niceness });
@@ -291,7 +292,6 @@ export async function startBenchApiProcess(
     env: {
       PORT: String(await freePort()),
       ADMIN_TOKEN: `adm_bench_${randomBytes(24).toString('hex')}`,
-      ...(stack.settings.interactiveTaskQueue === undefined ? {} : { TEMPORAL_INTERACTIVE_TASK_QUEUE: stack.settings.interactiveTaskQueue }),
       ...env,
     },
   });

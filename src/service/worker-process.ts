@@ -10,7 +10,7 @@ import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/deli
 import { createActivityDeps, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
 
 export interface ServiceWorker {
-  /** The task queues polled: the bulk one first, then the interactive one when it is a queue of its own (by role). */
+  /** The task queues this process polls (`taskQueuesOfRole`), the bulk one first. */
   taskQueues: string[];
   /** Settles when every worker has stopped; rejects as soon as one fails. */
   finished: Promise<void>;
@@ -62,8 +62,8 @@ export async function startServiceWorker(
   try {
     for (const taskQueue of taskQueues) {
       let workerDeps = deps;
-      // Alone in its process (role interactive), the interactive worker has the process's pool to itself.
-      if (taskQueue !== settings.taskQueue && role === 'all') {
+      // Beside the bulk worker, the interactive one gets a pool of its own; alone in its process, it has the process's.
+      if (taskQueues.length > 1 && taskQueue !== settings.taskQueue) {
         const pool = await connectOrm(settings.databaseUrl, interactivePoolMax);
         pools.push(pool);
         workerDeps = { ...deps, orm: pool };

@@ -24,32 +24,34 @@ export async function startEntryPoint(
   const child = spawn(command, [...args, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => (output += chunk.toString());
+  let lookForReady = () => {};
+  let onExit = (_code: number | null) => {};
+  let timer: NodeJS.Timeout | undefined;
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   try {
     const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      timer = setTimeout(() => {
         // Not left running: the caller never gets a handle to stop it.
         child.kill('SIGKILL');
         reject(new Error(`${script} did not start:\n${output}`));
       }, options.timeoutMs ?? 60_000);
-      child.stdout!.on('data', () => {
+      lookForReady = () => {
         // Whole lines only: a chunk can end inside one.
         const found = output.split('\n').slice(0, -1).find((text) => text.includes(`"msg":${JSON.stringify(ready)}`));
-        if (!found) return;
-        clearTimeout(timer);
-        resolve(JSON.parse(found) as Record<string, unknown>);
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`${script} exited with ${code}:\n${output}`));
-      });
+        if (found) resolve(JSON.parse(found) as Record<string, unknown>);
+      };
+      onExit = (code) => reject(new Error(`${script} exited with ${code}:\n${output}`));
+      child.stdout!.on('data', lookForReady);
+      child.once('exit', onExit);
     });
     return { child, line };
   } finally {
-    // Keep both pipes flowing (a full pipe would block the child), without keeping what they say.
-    child.stdout!.off('data', keep);
+    clearTimeout(timer);
+    // Keep both pipes flowing (a full pipe would block the child), without keeping or reading what they say.
+    for (const listener of [keep, lookForReady]) child.stdout!.off('data', listener);
     child.stderr!.off('data', keep);
+    child.off('exit', onExit);
     child.stdout!.resume();
     child.stderr!.pipe(process.stderr, { end: false });
   }
