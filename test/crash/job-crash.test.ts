@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningApi } from '../../src/service/api-server.ts';
 import { newAccount } from '../support/api.ts';
-import { query } from '../support/db.ts';
+import { holdInTransaction, query } from '../support/db.ts';
 import { killWorker, startApiInstance, startWorkerProcess } from '../support/instances.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
 
@@ -107,5 +107,45 @@ describe('a recording job survives a worker crash', () => {
       status: 'READY',
       recording: { url: 'https://cdn.example.com/after-crash.m4a', fileId: submitted.body.fileId, stockId: null },
     });
+  });
+  it('completes a step on the next worker when its worker is killed in the middle of the step\'s write', { timeout: 120_000 }, async () => {
+    const taskQueue = `job-crash-${randomUUID()}`;
+    const [firstWorker, api] = await Promise.all([startWorkerProcess(taskQueue).then(track), startApiOn(taskQueue)]);
+    const account = await newAccount();
+    const token = account.apiKey;
+    const created = await callAt(api, token, 'POST', '/job/create', sampleJob(account, await newMessage(account)));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const jobId = created.body.id;
+    expect((await callAt(api, token, 'POST', `/job/executeJob?id=${jobId}`)).status).toBe(200);
+    const handle = client.workflow.getHandle(created.body.workflowId);
+    const runBefore = (await handle.describe()).runId;
+
+    // The step's write (a local activity, decision 97) waits for the job's row lock, which the test holds: the
+    // worker is killed with the write in flight, before anything of it is stored or recorded in the history.
+    const lock = await holdInTransaction('select id from jobs where id = $1 for update', [jobId]);
+    const submitting = callAt(api, token, 'POST', `/job/recording?id=${jobId}`, { url: 'https://cdn.example.com/mid-write.m4a' });
+    try {
+      await until(async () => (await query(
+        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%"jobs"%' and query like '%for update%' and datname = current_database()`,
+      )).length > 0);
+      await killWorker(firstWorker);
+      track(await startWorkerProcess(taskQueue));
+    } finally {
+      await lock.release();
+    }
+
+    // The next worker runs the step again, under the transition id the run fixed: one recording, one event. (A write
+    // that committed before its worker died is answered the same way: test/persistence/job-writes.test.ts.)
+    const submitted = await submitting;
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
+    expect(submitted.body.job).toMatchObject({ status: 'SUBMITTED' });
+    expect(submitted.body.job.recordings.map((r: any) => r.url)).toEqual(['https://cdn.example.com/mid-write.m4a']);
+    expect(await query('select 1 from job_files where job_id = $1', [jobId])).toHaveLength(1);
+    expect((await handle.describe()).runId).toBe(runBefore);
+    await until(async () => (await eventsOf(account.accountId)).some((event) => event.type === 'job.recording_submitted'));
+    const cancelled = await callAt(api, token, 'POST', `/job/cancel?id=${jobId}`);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    await handle.result();
+    expect((await eventsOf(account.accountId)).map((event) => event.type).sort()).toEqual(['job.assigned', 'job.cancelled', 'job.recording_submitted']);
   });
 });

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { applyJobAction } from '../../src/domain/jobs/apply-job-action.ts';
+import { createJobRecord } from '../../src/domain/jobs/create-job-record.ts';
+import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
+import { newAccount } from '../support/api.ts';
+import { query } from '../support/db.ts';
+import { newMessage, sampleJob } from '../support/jobs.ts';
+
+// A job step's write runs as a local activity (decision 97): a worker that dies after the write commits but before
+// its workflow task completes leaves no trace in the history, so the next worker runs the write again with the same
+// transition id. These are the writes' answers to that second run.
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await connectOrm(inject('databaseUrl'), 2);
+});
+afterAll(() => orm?.close());
+
+async function newJobRecord() {
+  const account = await newAccount();
+  const notificationId = await newMessage(account);
+  const { appId: _appId, ...fields } = sampleJob(account, notificationId);
+  const input = { ...fields, isStock: 0, jobId: randomUUID(), accountId: account.accountId, appId: account.appId, notificationId, transitionId: randomUUID() };
+  return { input, created: await createJobRecord(orm.em.fork(), input) };
+}
+
+describe('a job step written twice under one transition id', () => {
+  it('creates the job once and answers the second create with the stored job; another transition id is a conflict', async () => {
+    const { input, created } = await newJobRecord();
+    await expect(createJobRecord(orm.em.fork(), input)).resolves.toEqual(created);
+    expect(await query('select 1 from jobs where id = $1', [input.jobId])).toHaveLength(1);
+    await expect(createJobRecord(orm.em.fork(), { ...input, transitionId: randomUUID() })).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('applies a step once, and the next step under its own id', async () => {
+    const { input } = await newJobRecord();
+    const jobId = input.jobId;
+    await applyJobAction(orm.em.fork(), { jobId, transitionId: randomUUID(), action: 'execute' });
+    const submit = { jobId, transitionId: randomUUID(), action: 'submitRecording' as const, fileId: randomUUID(), recording: { url: 'https://cdn.example.com/once.m4a' } };
+    const first = await applyJobAction(orm.em.fork(), submit);
+    await expect(applyJobAction(orm.em.fork(), submit)).resolves.toEqual(first);
+    expect(first.recordings).toHaveLength(1);
+    expect(await query('select 1 from job_files where job_id = $1', [jobId])).toHaveLength(1);
+
+    // The same action under a new transition id is a second submission, as a second call would be.
+    const again = await applyJobAction(orm.em.fork(), { ...submit, transitionId: randomUUID(), fileId: randomUUID() });
+    expect(again.recordings).toHaveLength(2);
+  });
+});
