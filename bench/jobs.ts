@@ -412,8 +412,10 @@ const cpuLines = (title: string, before: CpuSnapshot | undefined, after: CpuSnap
 };
 
 interface Stages {
-  toTaskStarted: number[];
   toAccepted: number[];
+  toScheduled: number[];
+  toStarted: number[];
+  activity: number[];
   toCompleted: number[];
   toAnswered: number[];
   whole: number[];
@@ -433,17 +435,19 @@ async function whereTimeGoes(stack: Stack, record: PhaseRecord, signal: AbortSig
   for (const [jobId, calls] of byJob) {
     signal.throwIfAborted();
     const history = await stack.temporal.client.workflow.getHandle(jobWorkflowId(jobId)).fetchHistory();
-    const timelines: UpdateTimeline[] = updateTimelines(history);
+    const timelines: UpdateTimeline[] = updateTimelines(history, ['createJobRecord', 'applyJobAction']);
     for (const kind of kinds) {
       const name = updateName[kind];
       const call = calls.get(kind);
       const timeline = name ? timelines.find((candidate) => candidate.name === name) : undefined;
       if (!call || !timeline) continue;
       matched += 1;
-      const s = stages.get(kind) ?? { toTaskStarted: [], toAccepted: [], toCompleted: [], toAnswered: [], whole: [] };
-      s.toTaskStarted.push(timeline.taskStarted - call.startedAt);
-      s.toAccepted.push(timeline.accepted - timeline.taskStarted);
-      s.toCompleted.push(timeline.completed - timeline.accepted);
+      const s = stages.get(kind) ?? { toAccepted: [], toScheduled: [], toStarted: [], activity: [], toCompleted: [], toAnswered: [], whole: [] };
+      s.toAccepted.push(timeline.accepted - call.startedAt);
+      s.toScheduled.push(timeline.activityScheduled - timeline.accepted);
+      s.toStarted.push(timeline.activityStarted - timeline.activityScheduled);
+      s.activity.push(timeline.activityCompleted - timeline.activityStarted);
+      s.toCompleted.push(timeline.completed - timeline.activityCompleted);
       s.toAnswered.push(call.endedAt - timeline.completed);
       s.whole.push(call.ms);
       stages.set(kind, s);
@@ -454,13 +458,13 @@ async function whereTimeGoes(stack: Stack, record: PhaseRecord, signal: AbortSig
 
 function printStages(title: string, result: Awaited<ReturnType<typeof whereTimeGoes>>): void {
   out(`${title} (means in ms, so a row adds up; Temporal server timestamps from ${result.jobs} job histories, ${result.matched} calls matched)`);
-  out('| Call | start -> task started | task started -> update accepted | accepted -> update completed | update completed -> response read | whole call |');
-  out('|---|---|---|---|---|---|');
+  out('| Call | start -> update accepted | accepted -> activity scheduled | scheduled -> activity started | activity started -> completed | activity completed -> update completed | update completed -> response read | whole call |');
+  out('|---|---|---|---|---|---|---|---|');
   const mean = (values: number[]) => (values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : Number.NaN);
   for (const kind of kinds) {
     const s = result.stages.get(kind);
     if (!s) continue;
-    out(`| ${httpLabel[kind]} | ${ms(mean(s.toTaskStarted))} | ${ms(mean(s.toAccepted))} | ${ms(mean(s.toCompleted))} | ${ms(mean(s.toAnswered))} | ${ms(mean(s.whole))} |`);
+    out(`| ${httpLabel[kind]} | ${ms(mean(s.toAccepted))} | ${ms(mean(s.toScheduled))} | ${ms(mean(s.toStarted))} | ${ms(mean(s.activity))} | ${ms(mean(s.toCompleted))} | ${ms(mean(s.toAnswered))} | ${ms(mean(s.whole))} |`);
   }
 }
 
@@ -709,12 +713,11 @@ async function main(context: BenchContext): Promise<number> {
   printStages('Service call, where the time goes, idle', serviceStages);
   out();
   printStages('Service call, where the time goes, under load', loadedStages);
-  out('  start -> task started: HTTP, auth and ownership reads, the gRPC call, until the workflow task that takes the update');
-  out('    reaches the worker (for create: the start of the run first); task started -> update accepted: that task, in which');
-  out('    the validator, the handler and its write (a local activity: the createJobRecord/applyJobAction transaction) run;');
-  out('    accepted -> update completed: nothing more for a local write (one task does it all), an activity and a second');
-  out('    workflow task for a job run that began before decision 97; update completed -> response read: the answer back');
-  out('    through the API and HTTP');
+  out('  start -> accepted: HTTP, auth and ownership reads, the gRPC call, a workflow task to the worker (for create: the start');
+  out('    of the run first), the validator and the handler up to the activity; accepted -> scheduled: that task completing;');
+  out('    scheduled -> started: the activity is handed to this worker eagerly with that completion; activity: the');
+  out('    createJobRecord/applyJobAction transaction in the worker; activity completed -> update completed: a second workflow');
+  out('    task; update completed -> response read: the answer back through the API and HTTP');
   out();
   cpuLines('CPU, service (calls, then until every run closed)', cpuServiceStart, cpuServiceSettled, (settledAt - service.startedAt) / 1000, N);
   cpuLines('CPU, service, during the calls only', cpuServiceStart, cpuServiceCalls, serviceWallS, N);

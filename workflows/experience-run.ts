@@ -6,7 +6,6 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -34,18 +33,10 @@ import {
 } from './experience-run.contract.ts';
 import { failureReason } from './failure-reason.ts';
 
-const writeOptions = { startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } } as const;
-/** Runs before `localWritesPatch`: each of the run's Postgres writes was an activity task. */
-const remoteWrites = proxyActivities<Activities>(writeOptions);
-/**
- * The run's Postgres writes (enter, progress, webhook and goal events into the outbox, end) as local activities: they
- * run in the worker that holds the run, inside the workflow task that reached them (decision 98). Each is idempotent
- * (derived event ids, guarded updates), so one run again after a worker crash changes nothing more.
- */
-const localWrites = proxyLocalActivities<Activities>(writeOptions);
-const localWritesPatch = 'experience-run-local-writes';
-/** The writes for this point in the run: local from the patch on, activity tasks when replaying older runs. */
-const writes = () => (patched(localWritesPatch) ? localWrites : remoteWrites);
+const { enterExperienceRun, saveExperienceRunProgress, endExperienceRun, fireExperienceWebhook, publishExperienceGoal } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumInterval: '1 minute' },
+});
 // A provider's API may be down for a while: back off up to 10 minutes, then record the failure and go on.
 const { callExperienceProvider } = proxyActivities<Activities>({
   startToCloseTimeout: '60 seconds',
@@ -156,7 +147,7 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
       if (goal.conditions && !(await evaluate(goal.conditions, event.eventId))) continue;
       goalsReached.push(goal.id);
       record({ id: `goal:${goal.id}`, type: 'goal' }, `reached on ${event.eventType} ${event.eventId}${goal.exit ? '; exit' : ''}`);
-      await writes().publishExperienceGoal({ run, goalId: goal.id, eventType: event.eventType, eventId: event.eventId });
+      await publishExperienceGoal({ run, goalId: goal.id, eventType: event.eventType, eventId: event.eventId });
       if (goal.exit) requestEnd('goal_reached', `goal ${goal.id}`);
     }
     buffer.push({ ...event, seq: nextSeq++, consumed: false });
@@ -196,7 +187,7 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
   async function block(position: RunPosition): Promise<void> {
     const progress = `${currentNodeId}:${path.length}`;
     if (progress !== savedAt) {
-      await writes().saveExperienceRunProgress({ runId: run.runId, currentNodeId, path });
+      await saveExperienceRunProgress({ runId: run.runId, currentNodeId, path });
       savedAt = progress;
     }
     await continueIfLong(position);
@@ -233,7 +224,7 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
       resumeUntil = undefined;
       switch (node.type) {
         case 'webhook': {
-          const { eventId } = await writes().fireExperienceWebhook({ run, nodeId: node.id, endpointId: node.endpointId ?? null, result: node.result });
+          const { eventId } = await fireExperienceWebhook({ run, nodeId: node.id, endpointId: node.endpointId ?? null, result: node.result });
           record(node, `sent ${eventId}`);
           nodeId = node.next;
           break;
@@ -295,7 +286,7 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
 
   if (!carried) {
     // Archiving may have cancelled the run between routing's decision and this start.
-    const entered = await writes().enterExperienceRun({ runId: run.runId });
+    const entered = await enterExperienceRun({ runId: run.runId });
     if (entered.status !== 'running') requestEnd('cancelled', 'cancelled before the run started');
   }
   const deadline = input.enteredAt + definition.maxDurationSeconds * 1000;
@@ -322,7 +313,7 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
   const endedAt = new Date(Date.now()).toISOString();
   // The end is recorded and announced even when the workflow itself is being cancelled.
   return CancellationScope.nonCancellable(async () => {
-    await writes().endExperienceRun({ run, status: statusOf[end.reason], endReason: end.reason, detail: end.detail, currentNodeId, path, endedAt });
+    await endExperienceRun({ run, status: statusOf[end.reason], endReason: end.reason, detail: end.detail, currentNodeId, path, endedAt });
     ended = { reason: end.reason, endedAt };
     upsertSearchAttributes([{ key: RunStatus, value: statusOf[end.reason] }]);
     showDetails();

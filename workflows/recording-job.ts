@@ -5,9 +5,7 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
-  patched,
   proxyActivities,
-  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -33,18 +31,10 @@ import {
   type RecordingJobInput,
 } from './recording-job.contract.ts';
 
-const stepOptions = { startToCloseTimeout: '30 seconds', retry: { maximumInterval: '30 seconds' } } as const;
-/** Runs before `jobStepsLocalPatch`: each step's write was an activity on the interactive queue. */
-const remoteSteps = proxyActivities<Activities>(stepOptions);
-/**
- * A step's write as a local activity: it runs in the worker that holds the run, inside the workflow task that
- * accepted the update, so a step takes one workflow task and no activity task (decision 97). The write is
- * idempotent by its transitionId, so a retry after a worker crash does not apply it twice.
- */
-const localSteps = proxyLocalActivities<Activities>(stepOptions);
-const jobStepsLocalPatch = 'recording-job-local-steps';
-/** The steps' writes for this point in the run: local ones from the patch on, remote ones when replaying older runs. */
-const stepActivities = () => (patched(jobStepsLocalPatch) ? localSteps : remoteSteps);
+const { createJobRecord, applyJobAction } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumInterval: '30 seconds' },
+});
 const { publishJobEvent } = proxyActivities<Activities>({
   // Publishing is two quick writes; a short timeout lets a worker crash mid-send be retried promptly.
   startToCloseTimeout: '10 seconds',
@@ -125,7 +115,7 @@ export async function recordingJob(input: RecordingJobInput): Promise<JobView | 
     lock.runExclusive(async () => {
       if (job) return job;
       try {
-        job = await stepActivities().createJobRecord({ ...args, jobId: input.jobId, accountId: input.accountId, appId: input.appId, transitionId: uuid4() });
+        job = await createJobRecord({ ...args, jobId: input.jobId, accountId: input.accountId, appId: input.appId, transitionId: uuid4() });
       } catch (error) {
         createFailed = true;
         throw asUpdateFailure(error);
@@ -138,7 +128,7 @@ export async function recordingJob(input: RecordingJobInput): Promise<JobView | 
   setHandler(
     updateJob,
     (changes) =>
-      step('update', (transitionId) => stepActivities().applyJobAction({ jobId: input.jobId, transitionId, action: 'update', changes }), (before) => {
+      step('update', (transitionId) => applyJobAction({ jobId: input.jobId, transitionId, action: 'update', changes }), (before) => {
         const now = job!;
         if (now.dueDate !== before.dueDate || now.artistDueDate !== before.artistDueDate) datesChanged = true;
         if (now.status === 'ASSIGNED' && now.artist !== before.artist) emit('job.assigned', { ...assignedPayload(now), previousArtist: before.artist });
@@ -150,7 +140,7 @@ export async function recordingJob(input: RecordingJobInput): Promise<JobView | 
   setHandler(
     executeJob,
     () =>
-      step('execute', (transitionId) => stepActivities().applyJobAction({ jobId: input.jobId, transitionId, action: 'execute' }), () => {
+      step('execute', (transitionId) => applyJobAction({ jobId: input.jobId, transitionId, action: 'execute' }), () => {
         emit('job.assigned', assignedPayload(job!));
         return job!;
       }),
@@ -161,7 +151,7 @@ export async function recordingJob(input: RecordingJobInput): Promise<JobView | 
     submitRecording,
     (recording) => {
       const fileId = uuid4();
-      return step('submitRecording', (transitionId) => stepActivities().applyJobAction({ jobId: input.jobId, transitionId, action: 'submitRecording', fileId, recording }), () => {
+      return step('submitRecording', (transitionId) => applyJobAction({ jobId: input.jobId, transitionId, action: 'submitRecording', fileId, recording }), () => {
         emit('job.recording_submitted', { fileId, url: recording.url, fileName: recording.fileName ?? null });
         return { job: job!, fileId };
       });
@@ -171,14 +161,14 @@ export async function recordingJob(input: RecordingJobInput): Promise<JobView | 
 
   setHandler(
     selectRecording,
-    ({ fileId }) => step('select', (transitionId) => stepActivities().applyJobAction({ jobId: input.jobId, transitionId, action: 'select', fileId }), () => job!),
+    ({ fileId }) => step('select', (transitionId) => applyJobAction({ jobId: input.jobId, transitionId, action: 'select', fileId }), () => job!),
     { validator: (_selection) => requireAllowed('select') },
   );
 
   setHandler(
     acceptJob,
     () =>
-      step('accept', (transitionId) => stepActivities().applyJobAction({ jobId: input.jobId, transitionId, action: 'accept' }), () => {
+      step('accept', (transitionId) => applyJobAction({ jobId: input.jobId, transitionId, action: 'accept' }), () => {
         const file = job!.recordings.find((recording) => recording.fileId === job!.selectedFileId);
         emit('job.accepted', { notificationId: job!.notificationId, fileId: job!.selectedFileId, url: file?.url ?? null });
         return job!;
@@ -189,7 +179,7 @@ export async function recordingJob(input: RecordingJobInput): Promise<JobView | 
   setHandler(
     cancelJob,
     () =>
-      step('cancel', (transitionId) => stepActivities().applyJobAction({ jobId: input.jobId, transitionId, action: 'cancel' }), (before) => {
+      step('cancel', (transitionId) => applyJobAction({ jobId: input.jobId, transitionId, action: 'cancel' }), (before) => {
         emit('job.cancelled', { notificationId: job!.notificationId, previousStatus: before.status });
         return job!;
       }),

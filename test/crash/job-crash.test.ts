@@ -120,8 +120,8 @@ describe('a recording job survives a worker crash', () => {
     const handle = client.workflow.getHandle(created.body.workflowId);
     const runBefore = (await handle.describe()).runId;
 
-    // The step's write (a local activity, decision 97) waits for the job's row lock, which the test holds: the
-    // worker is killed with the write in flight, before anything of it is stored or recorded in the history.
+    // The step's write (an activity) waits for the job's row lock, which the test holds: the worker is killed with the
+    // write in flight, before anything of it is stored or its completion recorded in the history.
     const lock = await holdInTransaction('select id from jobs where id = $1 for update', [jobId]);
     const submitting = callAt(api, token, 'POST', `/job/recording?id=${jobId}`, { url: 'https://cdn.example.com/mid-write.m4a' });
     try {
@@ -134,8 +134,9 @@ describe('a recording job survives a worker crash', () => {
       await lock.release();
     }
 
-    // The next worker runs the step again, under the transition id the run fixed: one recording, one event. (A write
-    // that committed before its worker died is answered the same way: test/persistence/job-writes.test.ts.)
+    // The activity is retried on the next worker once its start-to-close timeout (30 s) has passed, under the
+    // transition id the run fixed: one recording, one event. (A write that committed before its worker died is
+    // answered the same way: test/persistence/job-writes.test.ts.)
     const submitted = await submitting;
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
     expect(submitted.body.job).toMatchObject({ status: 'SUBMITTED' });

@@ -9,8 +9,8 @@ import { flow, publishedExperience, waitForRuns } from '../support/experiences.t
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
 import { newEndpoint } from '../support/webhooks.ts';
 
-// An experience run's writes are local activities (decision 98): one can run again when the workflow task that ran it
-// is retried, or after its worker died before the task completed. These are the writes' answers to that second run.
+// An experience run's writes are activities, which may run again: a retry after a worker died before the completion
+// was recorded runs the write again. These are the writes' answers to that second run.
 
 let orm: Orm;
 beforeAll(async () => {

@@ -7,9 +7,8 @@ import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
 
-// A job step's write runs as a local activity (decision 97): a worker that dies after the write commits but before
-// its workflow task completes leaves no trace in the history, so the next worker runs the write again with the same
-// transition id. These are the writes' answers to that second run.
+// A job step's write is an activity, which may run again: after a worker died before its completion was recorded,
+// the retry runs the write again with the same transition id. These are the writes' answers to that second run.
 
 let orm: Orm;
 beforeAll(async () => {
