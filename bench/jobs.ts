@@ -25,6 +25,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createApp } from '../src/domain/apps/create-app.ts';
 import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
@@ -474,6 +475,14 @@ function updateFigures(record: PhaseRecord, open: CallSample[] = []): { count: n
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
 
+/** This process's event-loop delay since the histogram was last reset, in ms. */
+const loopDelayFigures = (histogram: ReturnType<typeof monitorEventLoopDelay>) => ({
+  p50: histogram.percentile(50) / 1e6,
+  p99: histogram.percentile(99) / 1e6,
+  max: histogram.max / 1e6,
+});
+const loopDelayLine = (figures: ReturnType<typeof loopDelayFigures>) => `${ms(figures.p50)} / ${ms(figures.p99)} / ${ms(figures.max)}`;
+
 const abortableSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
@@ -560,9 +569,14 @@ async function main(context: BenchContext): Promise<number> {
     const warmed = await runPhase('service warm-up', WARMUP, signal, (index, record) => httpLifecycle(serviceClient, warm, warm.messages[index]!, index, record));
     await waitForRuns('service warm-up', stack, warm.accountId, warmed.completed, 3 * warmed.completed, signal);
   }
+  // The bench process's own event loop (the timing client, the API, the load's publisher and receiver): a figure
+  // showing how much of a loaded call's time is this process's queueing, not the service's.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const cpuServiceStart = cpuSnapshot();
   const service = await runPhase('service', N, signal, (index, record) => httpLifecycle(serviceClient, measured, measured.messages[index]!, index, record));
   const cpuServiceCalls = cpuSnapshot();
+  const idleLoopDelay = loopDelayFigures(loopDelay);
   const jobsStarted = new Set(service.samples.filter((sample) => sample.kind === 'create').map((sample) => sample.jobId!)).size;
   const counts = await waitForRuns('service runs', stack, measured.accountId, jobsStarted, 3 * service.completed, signal);
   const cpuServiceSettled = cpuSnapshot();
@@ -604,6 +618,7 @@ async function main(context: BenchContext): Promise<number> {
   receiver.recording = webhookRecording;
   progress(`load: ${LOAD_DELIVERIES} webhook deliveries open at a time, ${LOAD_INGEST_CLIENTS} ingest clients; ${LOAD_RAMP_S} s before the lifecycles`);
   const cpuLoadStart = cpuSnapshot();
+  loopDelay.reset();
   const webhookLoad = startWebhookLoad(publisher, webhookRecording, LOAD_DELIVERIES);
   // The ingest clients run in a thread of their own: they load the service, not the event loop it shares with them.
   const ingestLoad = driveIngestLoadInThread({
@@ -644,6 +659,8 @@ async function main(context: BenchContext): Promise<number> {
   const webhookFigures = await webhookLoad.stop();
   const ingestResult = await ingestLoad;
   const cpuLoadEnd = cpuSnapshot();
+  const loadedLoopDelay = loopDelayFigures(loopDelay);
+  loopDelay.disable();
   signal.removeEventListener('abort', stopLoad);
   const ingestAccepted = ingestResult.acceptedTags.length;
   const ingestOthers = [...ingestResult.statuses].filter(([status]) => status !== '202');
@@ -690,6 +707,7 @@ async function main(context: BenchContext): Promise<number> {
   out(`| loaded | ${underLoad.count} | ${ms(underLoad.p50)} | ${ms(underLoad.p99)} | ${ms(loadedUpdate.p50)} | ${ms(loadedUpdate.p99)} | ${fmt(callsPerS(loaded), 1)} |`);
   out(`  p99 loaded / idle       ${fmt(ratioLoadedToIdle, 2)}   (goal: <= 2)`);
   out(`  p50 loaded / idle       ${fmt(underLoad.p50 / idle.p50, 2)}`);
+  out(`  bench event loop delay  p50 / p99 / max ms: idle ${loopDelayLine(idleLoopDelay)}, loaded ${loopDelayLine(loadedLoopDelay)} (this process's: the timing client, the API the job calls go to${INGEST_API_PROCESS ? '' : ' and the ingest posts'}, the webhook load's publisher and receiver)`);
   out();
   printPhase('Baseline over HTTP (the same API: Koa, auth, zod, ownership reads; job handlers call createJobRecord/applyJobAction on an ORM fork, no Temporal)', viaHttp, httpLabel, N);
   out();
@@ -765,6 +783,8 @@ async function main(context: BenchContext): Promise<number> {
       loadDeliveriesPerSecond: webhookFigures.received / loadWallS,
       loadIngestAcceptedPerSecond: ingestAccepted / loadWallS,
       loadedCallsInFlightAtCap: inFlightAtCap.length,
+      idleLoopDelayP99: idleLoopDelay.p99,
+      loadedLoopDelayP99: loadedLoopDelay.p99,
       unexpectedStatuses: unexpected,
     }),
   );

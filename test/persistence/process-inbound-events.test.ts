@@ -48,6 +48,16 @@ const rowsOf = (ids: string[]) =>
 const connectionsOf = async (...fixtures: ConnectionFixture[]) =>
   new Map((await orm.em.fork().find(Connection, { id: { $in: fixtures.map((fixture) => fixture.connectionId) } })).map((row) => [row.id, row]));
 
+/** A flow whose runs wait an hour for an event that never comes: they stay live. */
+const waitingFlow = () =>
+  flow({
+    entry: { reentry: 'never' },
+    nodes: [
+      { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
+      { id: 'done', type: 'exit' },
+    ],
+  });
+
 /** A Temporal client that records the runs started and the signals sent with a start. */
 function recordingTemporal() {
   const calls = { started: [] as string[], signalledWithStart: [] as string[] };
@@ -121,16 +131,7 @@ describe('deciding a chunk of events together', () => {
   it('starts runs, hands a later event of the same person to the run its earlier event started, and carries both out after the commit', async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const { experienceId } = await publishedExperience(
-      account,
-      flow({
-        entry: { reentry: 'never' },
-        nodes: [
-          { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
-          { id: 'done', type: 'exit' },
-        ],
-      }),
-    );
+    const { experienceId } = await publishedExperience(account, waitingFlow());
     const first = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_flow' });
     const second = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_flow' });
     const { temporal, calls } = recordingTemporal();
@@ -151,5 +152,40 @@ describe('deciding a chunk of events together', () => {
     await processInboundEvents({ em: orm.em.fork(), temporal }, [first, second]);
     expect(calls.started).toEqual([run!.workflow_id, run!.workflow_id]);
     expect(calls.signalledWithStart).toEqual([run!.workflow_id, run!.workflow_id]);
+  });
+
+  it('starts the runs one event enters side by side, not one after another', async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const experiences = [await publishedExperience(account, waitingFlow()), await publishedExperience(account, waitingFlow()), await publishedExperience(account, waitingFlow())];
+    const event = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_many' });
+
+    // Each start answers only once all three are in flight (or, if they come one after another, after 5 s).
+    const order: string[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const allInFlight = Promise.withResolvers<void>();
+    const client = {
+      workflow: {
+        async start(_type: string, options: { workflowId: string }) {
+          mostInFlight = Math.max(mostInFlight, ++inFlight);
+          if (inFlight === experiences.length) allInFlight.resolve();
+          await Promise.race([allInFlight.promise, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+          inFlight -= 1;
+          order.push(`start ${options.workflowId}`);
+          return {};
+        },
+        async signalWithStart(_type: string, options: { workflowId: string }) {
+          order.push(`signal ${options.workflowId}`);
+          return {};
+        },
+      },
+    } as unknown as Client;
+
+    const [processed] = await processInboundEvents({ em: orm.em.fork(), temporal: { client, taskQueue: unservedQueue } }, [event]);
+    expect(processed!.state.status).toBe('PROCESSED');
+    expect(mostInFlight).toBe(experiences.length);
+    expect(order).toHaveLength(experiences.length);
+    expect(order.every((call) => call.startsWith('start '))).toBe(true);
   });
 });

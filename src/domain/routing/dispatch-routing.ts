@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import pMap from 'p-map';
 import { Experience } from '../../persistence/entities/experience.ts';
 import { ExperienceRun } from '../../persistence/entities/experience-run.ts';
 import { ExperienceVersion } from '../../persistence/entities/experience-version.ts';
@@ -12,6 +13,9 @@ import {
 } from '../../../workflows/experience-run.contract.ts';
 import type { RoutingOutcome } from './route-event.ts';
 
+/** Temporal calls one event's dispatch has in flight at once. */
+const callsInParallel = 16;
+
 /**
  * Carries out a stored routing decision on Temporal: starts the runs it started and hands the event to the live runs
  * it reached. Idempotent, so it runs after every attempt of routing, the first and any retry: a run that exists is
@@ -23,15 +27,17 @@ export async function dispatchRouting(deps: { em: EntityManager; temporal: Tempo
   const inputs = await runInputs(deps.em, ids);
   const event = await deps.em.findOneOrFail(InboundEvent, { id: eventId }, { fields: ['id', 'eventType', 'occurredAt'] });
   const runEvent: RunEvent = { eventId: event.id, eventType: event.eventType, occurredAt: event.occurredAt.toISOString() };
-  for (const runId of outcome.startedRuns) {
+  // Each call is one round trip to Temporal for a run of its own, so they go side by side: an event entering 99
+  // experiences waits for a few round trips, not 99. The starts still come before the deliveries, as before.
+  await pMap(outcome.startedRuns, async (runId) => {
     const run = inputs.get(runId);
     if (run) await startExperienceRun(deps.temporal, run.workflowId, run.input);
-  }
-  for (const runId of outcome.deliveredTo) {
+  }, { concurrency: callsInParallel });
+  await pMap(outcome.deliveredTo, async (runId) => {
     const run = inputs.get(runId);
     // Not yet started (routing of its trigger has not dispatched): this starts it, with the event already in.
     if (run) await deliverEventToRun(deps.temporal, run.workflowId, run.input, runEvent);
-  }
+  }, { concurrency: callsInParallel });
 }
 
 /** Each run's workflow input, from its row, its experience's name, its version's definition and its trigger event. */
