@@ -21,7 +21,7 @@ const maxRetryAfterSeconds = 5;
 
 /**
  * Mutating calls of a known caller honour the header. Unauthenticated routes ignore it: there is no caller to scope
- * keys to (today that is only the ingest endpoint, which dedupes on `webhook-id`).
+ * keys to (today that is only the ingest endpoint, which dedupes on the event's `messageId`).
  */
 export const honoursIdempotencyKey = (route: Pick<RouteSpec, 'method' | 'auth'>) => route.method !== 'get' && route.auth !== 'none';
 

@@ -41,6 +41,12 @@ describe('ingest: which connection', () => {
     expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('answers a key too long to be one with 400 naming it (decision 98)', async () => {
+    const response = await post({ inboundKey: `in_${'k'.repeat(98)}`, signingSecret: otherSecret }, directEvent());
+    const error = expectError(response, 400, 'validation_failed');
+    expect(error.details).toEqual([expect.objectContaining({ path: 'params.inboundKey' })]);
+  });
+
   it('answers a paused connection with 403 connection_paused, and accepts again once it is active', async () => {
     const { account, connection } = await fresh();
     const url = `/accounts/${account.accountId}/connections/${connection.connectionId}`;
