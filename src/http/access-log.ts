@@ -1,7 +1,16 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../logger.ts';
 
-/** One structured line per request. The query string is left out: it can carry ids a caller considers private. */
+/**
+ * The path as logged: an ingest path's inbound key, which alone lets anyone post to the connection's URL (unsigned
+ * posts are refused, but the key is still the connection's address), is replaced by `[redacted]`.
+ */
+export const loggedPath = (path: string) => path.replace(/^(\/v1\/in\/)[^/]+/, '$1[redacted]');
+
+/**
+ * One structured line per request. The query string is left out: it can carry ids a caller considers private. The
+ * path is kept (its ids help find a request), but not an inbound key.
+ */
 export function accessLog(logger: Logger): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
@@ -12,7 +21,7 @@ export function accessLog(logger: Logger): Middleware {
         {
           requestId: ctx.state.requestId,
           method: ctx.method,
-          path: ctx.path,
+          path: loggedPath(ctx.path),
           status: ctx.status,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
           accountId: ctx.state.account?.id,

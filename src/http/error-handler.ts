@@ -42,7 +42,9 @@ export function errorHandler(logger: Logger): Middleware {
       const mapped = status ? codeForHttpStatus(status) : undefined;
       if (mapped) {
         ctx.status = status!;
-        ctx.body = errorBody(mapped, (error as Error).message, requestId);
+        // Only an error that says its message is for the client (http-errors' `expose`, as raw-body's are) shows it.
+        const message = (error as HttpLikeError).expose === true ? (error as Error).message : `The request failed (${status})`;
+        ctx.body = errorBody(mapped, message, requestId);
         return;
       }
       if (isDependencyUnavailable(error)) {

@@ -84,7 +84,7 @@ runMain(async () => {
         `  OpenAPI      ${api.url}/openapi.json`,
         `  Metrics      ${metrics.url ?? '(off: set METRICS_PORT)'}`,
         `  Temporal UI  ${temporalUi ?? `(external Temporal at ${temporalAddress})`}`,
-        `  Admin token  ${adminToken}`,
+        `  Admin token  ${config.ADMIN_TOKEN === undefined ? adminToken : '(ADMIN_TOKEN, as set)'}`,
         `  Data         ${dataDir}`,
         '',
         '  Ctrl-C stops everything.',

@@ -85,7 +85,7 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
             : error.name === 'AbortError' || error.name === 'TimeoutError'
               ? `timed out after ${timeoutMs} ms`
               : error.code === 'ERR_BLOCKED_ADDRESS'
-                ? `blocked address: ${error.message}`
+                ? error.message
                 : `${error.code ?? error.name}: ${error.message}`;
           reject(new OutboundRequestError(reason));
         });

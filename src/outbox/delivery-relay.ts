@@ -56,9 +56,11 @@ export function startDeliveryRelay(options: DeliveryRelayOptions): RunningRelay 
       if (Date.now() >= nextRecovery) {
         nextRecovery = Date.now() + Math.min(settings.recoverAfterMs, settings.pollIntervalMs * 5);
         // A batch that cannot be started must not hold up new ones: its failure is logged, and it is tried again
-        // at a later pass (the attempt moved its claim time, so other stalled batches get their turn first).
+        // at a later pass (the attempt moved its claim time, so other stalled batches get their turn first). A
+        // warning, as for any failed batch: it is retried, and Postgres or Temporal being away (a Ctrl-C reaches
+        // the embedded servers first) fails it for as long as they are.
         const restarted = await restartStalledBatch(deps(), settings.recoverAfterMs).catch((error: unknown) => {
-          options.logger.error({ err: error }, 'restarting a stalled delivery batch failed; it stays claimed and is tried again later');
+          options.logger.warn({ err: error }, 'restarting a stalled delivery batch failed; it stays claimed and is tried again later');
           return 0;
         });
         if (restarted > 0) {

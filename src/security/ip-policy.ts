@@ -135,10 +135,7 @@ export async function checkUrl(url: string, options: { allow?: AllowList; resolv
   }
   if (addresses.length === 0) return { ok: false, reason: `${host.name} does not resolve` };
   // One bad answer is enough: the client may connect to any of them, and an attacker controls the order.
-  for (const address of addresses) {
-    const reason = blockedReason(address, options.allow);
-    if (reason !== undefined) return { ok: false, reason: `${host.name} resolves to a blocked address: ${reason}` };
-  }
+  if (addresses.some((address) => blockedReason(address, options.allow) !== undefined)) return { ok: false, reason: notPublic(host.name) };
   return { ok: true, url: parsed };
 }
 
@@ -157,10 +154,7 @@ export function guardedLookup(allow: AllowList = []): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
-      for (const { address } of addresses) {
-        const reason = blockedReason(address, allow);
-        if (reason !== undefined) return callback(blockedAddressError(hostname, reason), '');
-      }
+      if (addresses.some(({ address }) => blockedReason(address, allow) !== undefined)) return callback(blockedAddressError(hostname), '');
       if (options.all) return callback(null, addresses);
       const first = addresses[0];
       if (first === undefined) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '');
@@ -169,8 +163,15 @@ export function guardedLookup(allow: AllowList = []): LookupFunction {
   };
 }
 
-function blockedAddressError(hostname: string, reason: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`Refusing to connect to ${hostname}: ${reason}`), { code: 'ERR_BLOCKED_ADDRESS' });
+/**
+ * Why a name is refused. It does not say which address the name resolved to, or of which kind: these reasons reach
+ * the account (the 422, a delivery attempt's error), and they must not map an internal network for whoever
+ * registers `https://db.internal/`. A literal address in a URL is the caller's own, so its reason names it.
+ */
+const notPublic = (hostname: string) => `${hostname} resolves to an address that is not public`;
+
+function blockedAddressError(hostname: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`Refusing to connect: ${notPublic(hostname)}`), { code: 'ERR_BLOCKED_ADDRESS' });
 }
 
 function classify(address: Address): string | undefined {

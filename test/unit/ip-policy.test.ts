@@ -272,7 +272,7 @@ describe('checkUrl', () => {
     for (const resolve of [resolvesTo('8.8.8.8', '10.0.0.5'), resolvesTo('10.0.0.5', '8.8.8.8')]) {
       expect(await checkUrl('https://rebind.example.com/', { resolve })).toEqual({
         ok: false,
-        reason: 'rebind.example.com resolves to a blocked address: 10.0.0.5 is a private address',
+        reason: 'rebind.example.com resolves to an address that is not public',
       });
     }
   });
@@ -280,11 +280,11 @@ describe('checkUrl', () => {
   it('rejects names resolving to IPv4-mapped or otherwise odd answers', async () => {
     expect(await checkUrl('https://mapped.example.com/', { resolve: resolvesTo('::ffff:169.254.169.254') })).toEqual({
       ok: false,
-      reason: 'mapped.example.com resolves to a blocked address: ::ffff:169.254.169.254 (169.254.169.254) is a link-local address (cloud metadata lives here)',
+      reason: 'mapped.example.com resolves to an address that is not public',
     });
     expect(await checkUrl('https://odd.example.com/', { resolve: resolvesTo('not-an-address') })).toEqual({
       ok: false,
-      reason: 'odd.example.com resolves to a blocked address: not-an-address is not an IP address',
+      reason: 'odd.example.com resolves to an address that is not public',
     });
   });
 
@@ -317,13 +317,13 @@ describe('checkUrl', () => {
     expect(await checkUrl('https://[::1]/', { allow: loopbackAllowed, resolve: resolvesTo() })).toMatchObject({ ok: true });
     expect(await checkUrl('https://internal.example.com/', { allow: loopbackAllowed, resolve: resolvesTo('127.0.0.1', '192.168.1.1') })).toEqual({
       ok: false,
-      reason: 'internal.example.com resolves to a blocked address: 192.168.1.1 is a private address',
+      reason: 'internal.example.com resolves to an address that is not public',
     });
   });
 
   it('resolves through the operating system in production', async () => {
     expect(await systemResolve('localhost')).toContain('127.0.0.1');
-    expect(await checkUrl('https://localhost/', { resolve: systemResolve })).toMatchObject({ ok: false, reason: expect.stringMatching(/loopback/) });
+    expect(await checkUrl('https://localhost/', { resolve: systemResolve })).toEqual({ ok: false, reason: 'localhost resolves to an address that is not public' });
   });
 });
 
@@ -331,7 +331,7 @@ describe('guardedLookup', () => {
   it('refuses, at connect time, an https request to a name resolving to a blocked address', async () => {
     const error = await connectionError(() => https.request({ host: 'localhost', port: 443, lookup: guardedLookup() }).end());
     expect(error.code).toBe('ERR_BLOCKED_ADDRESS');
-    expect(error.message).toMatch(/localhost: (127\.0\.0\.1|::1) is a loopback address/);
+    expect(error.message).toBe('Refusing to connect: localhost resolves to an address that is not public');
   });
 
   it('refuses a raw socket too', async () => {
