@@ -163,6 +163,8 @@ const productionSchemas = {
       ...temporalMetricsSettings,
       ...ingestRelaySettings,
       WORKER_ROLE: z.enum(workerRoles).default('all'),
+      /** A workflow bundle built by `npm run bundle:workflows` from the same code; unset, the worker bundles at start. */
+      WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
       DATABASE_URL: postgresUrl,
       TEMPORAL_ADDRESS: hostPort,
     })

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -10,7 +10,7 @@ import { startApiServer } from '../src/service/api-server.ts';
 import { closeApiServices, createApiServices, type ServiceSettings } from '../src/service/compose.ts';
 import { startServiceWorker } from '../src/service/worker-process.ts';
 import { generateSecretsKey } from '../src/security/secret-box.ts';
-import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
+import { writeWorkflowBundle } from '../src/temporal/workflow-bundle.ts';
 import { installTemporalRuntime } from '../src/temporal/worker.ts';
 import { generateTestCertificate } from './support/certificate.ts';
 import { createTestDatabase } from './support/test-database.ts';
@@ -61,9 +61,9 @@ export default async function setup(project: TestProject) {
     cleanups.push(temporal.stop);
 
     progress('bundling workflow code');
-    const bundle = await bundleWorkflows(logger);
+    // As `npm run bundle:workflows` builds it for the image; the worker processes tests start load it too.
     const workflowBundlePath = join(scratch, 'workflow-bundle.js');
-    await writeFile(workflowBundlePath, bundle.code);
+    await writeWorkflowBundle(workflowBundlePath, logger);
 
     const orm = await connectOrm(database.url);
     cleanups.push(() => orm.close());

@@ -1,7 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { DeliverySettings } from '../../src/domain/deliveries/delivery-settings.ts';
 import { freePort } from '../../src/embedded/postgres.ts';
 import { startEmbeddedTemporal } from '../../src/embedded/temporal.ts';
@@ -13,7 +15,7 @@ import { startApiServer, type RunningApi } from '../../src/service/api-server.ts
 import { apiSettingsFrom, closeApiServices, createApiServices, type ServiceSettings } from '../../src/service/compose.ts';
 import { startServiceWorker, type ServiceWorker } from '../../src/service/worker-process.ts';
 import { createTemporalClients, type TemporalClients } from '../../src/temporal/client.ts';
-import { bundleWorkflows } from '../../src/temporal/workflow-bundle.ts';
+import { writeWorkflowBundle } from '../../src/temporal/workflow-bundle.ts';
 import { installTemporalRuntime } from '../../src/temporal/worker.ts';
 import { startEntryPoint, type StartedEntryPoint } from '../../test/support/entry-point.ts';
 import { createTestDatabase } from '../../test/support/test-database.ts';
@@ -120,7 +122,8 @@ export interface StackOptions {
 /** The shared part of every bench's stack: a scratch database (migrated), a Temporal dev server, the bundle. */
 export interface Stack {
   settings: ServiceSettings;
-  bundle: WorkflowBundleWithSourceMap;
+  /** The workflow bundle's file, which every worker of the bench loads (WORKFLOW_BUNDLE_PATH for a process). */
+  bundle: { codePath: string };
   /** The worker's pool (connectOrm's default size), also used for set-up through the domain functions. */
   workerOrm: Orm;
   /** A plain client for the bench's own queries. */
@@ -152,7 +155,12 @@ export async function startStack(context: BenchContext, progress: Progress, opti
   context.signal.throwIfAborted();
 
   progress('bundling workflow code');
-  const bundle = await bundleWorkflows(logger);
+  // Written once to a file, as the image does (`npm run bundle:workflows`): in-process workers and worker processes
+  // load it instead of bundling again.
+  const bundlePath = join(tmpdir(), `bench-workflow-bundle-${randomBytes(4).toString('hex')}.js`);
+  teardown.add('workflow bundle file', () => rm(bundlePath, { force: true }));
+  await writeWorkflowBundle(bundlePath, logger);
+  const bundle = { codePath: bundlePath };
 
   const workerOrm = await connectOrm(database.url);
   teardown.add('worker ORM', () => workerOrm.close());
@@ -243,6 +251,7 @@ async function startServiceProcess(
     TEMPORAL_NAMESPACE: stack.settings.namespace,
     TEMPORAL_TASK_QUEUE: stack.settings.taskQueue,
     SECRETS_KEY: stack.settings.secretsKey,
+    WORKFLOW_BUNDLE_PATH: stack.bundle.codePath,
     ...(stack.settings.interactiveTaskQueue === undefined ? {} : { TEMPORAL_INTERACTIVE_TASK_QUEUE: stack.settings.interactiveTaskQueue }),
     ...options.env,
   };

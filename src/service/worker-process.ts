@@ -4,7 +4,7 @@ import { defaultIngestRelaySettings, startIngestRelay } from '../outbox/ingest-r
 import type { RunningRelay } from '../outbox/relay-loop.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
 import { createTemporalClients } from '../temporal/client.ts';
-import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
+import { workflowCode } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
 import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/delivery-relay.ts';
 import { createActivityDeps, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
@@ -43,11 +43,11 @@ export function taskQueuesOfRole(role: WorkerRole, settings: Pick<ServiceSetting
 export async function startServiceWorker(
   settings: ServiceSettings,
   orm: Orm,
-  options: { workflowBundle?: WorkflowBundleOption; outboundCa?: string; role?: WorkerRole } = {},
+  options: { workflowBundle?: WorkflowBundleOption | undefined; outboundCa?: string; role?: WorkerRole } = {},
 ): Promise<ServiceWorker> {
   const role = options.role ?? 'all';
   const deps = createActivityDeps(settings, orm, createTemporalClients(settings.temporalAddress, settings.namespace), options.outboundCa);
-  const workflowBundle = options.workflowBundle ?? (await bundleWorkflows(settings.logger));
+  const workflowBundle = options.workflowBundle ?? (await workflowCode(undefined, settings.logger));
   const base = { address: settings.temporalAddress, namespace: settings.namespace, workflowBundle };
   const taskQueues = taskQueuesOfRole(role, settings);
   const workers: RunningWorker[] = [];

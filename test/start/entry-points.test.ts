@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { Worker } from '@temporalio/worker';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,6 +8,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../src/embedded/postgres.ts';
 import { createLogger } from '../../src/logger.ts';
 import { unreachable } from '../support/instances.ts';
+import { loadHistories } from '../support/temporal.ts';
 
 const run = async (script: string, env: NodeJS.ProcessEnv) => {
   try {
@@ -36,6 +38,11 @@ describe('entry points refuse a bad configuration with one line naming the varia
       'src/main/worker.ts',
       { DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: unreachable, SECRETS_KEY: key, PUSH_PROVIDER: 'fcm', FCM_SERVICE_ACCOUNT_FILE: '/nonexistent/fcm.json' },
       'Configuration error: FCM_SERVICE_ACCOUNT_FILE is invalid: /nonexistent/fcm.json cannot be read (ENOENT)',
+    ],
+    [
+      'src/main/worker.ts',
+      { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'localhost:7233', SECRETS_KEY: key, WORKFLOW_BUNDLE_PATH: '/nonexistent/bundle.js' },
+      'Configuration error: WORKFLOW_BUNDLE_PATH is invalid: /nonexistent/bundle.js cannot be read (ENOENT)',
     ],
   ])('%s', async (script, env, expected) => {
     const result = await run(script, env);
@@ -93,3 +100,33 @@ describe.runIf(userInfo().uid === 0)('embedded PostgreSQL started as root', () =
     }
   });
 });
+
+describe('npm run bundle:workflows', () => {
+  const bundle = (args: string[]) =>
+    promisify(execFile)(process.execPath, ['src/main/bundle-workflows.ts', ...args], { env: { PATH: process.env.PATH }, timeout: 60_000 }).then(
+      ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+
+  it('writes a bundle a worker can load (WORKFLOW_BUNDLE_PATH): every recorded history replays on it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bundle-'));
+    try {
+      const file = join(dir, 'build', 'workflow-bundle.js');
+      const result = await bundle([file]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`workflow bundle written to ${file}`);
+      for (const { name, history } of await loadHistories()) {
+        await expect(Worker.runReplayHistory({ workflowBundle: { codePath: file } }, history, name)).resolves.toBeUndefined();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('without an output file, prints its usage and exits 2', async () => {
+    const result = await bundle([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('usage: npm run bundle:workflows -- <output file>');
+  });
+});
+

@@ -51,6 +51,8 @@ const serviceEnv = (taskQueue: string): NodeJS.ProcessEnv => ({
   SECRETS_KEY: inject('secretsKey'),
   OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
   LOG_LEVEL: 'info',
+  // The suite's bundle, as the image's workers load theirs: no child worker spends seconds bundling at start.
+  WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
 });
 
 /**

@@ -242,6 +242,17 @@ describe('Dockerfile', () => {
     expect(text).toMatch(/rm -rf?\b[^\n]*node_modules\/\.bin\/node\b/);
   });
 
+  it('builds the workflow bundle with the bundle:workflows entry point and points the workers at it', () => {
+    const text = dockerfile();
+    const build = /^\s*RUN\s+node\s+src\/main\/bundle-workflows\.ts\s+(\S+)\s*$/m.exec(text);
+    const env = /^\s*ENV\s+WORKFLOW_BUNDLE_PATH=(\S+)\s*$/m.exec(text);
+    expect(build?.[1]).toBeDefined();
+    expect(env?.[1]).toBe(resolve('/app', build![1]!));
+    expect(JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).scripts['bundle:workflows']).toBe('node src/main/bundle-workflows.ts');
+    expect(text.indexOf(build![0])).toBeLessThan(text.search(/^\s*USER\s+node/m));
+    expect(loadConfig('worker', { ...resolvedEnvironment(service('worker')), WORKFLOW_BUNDLE_PATH: env![1] }).WORKFLOW_BUNDLE_PATH).toBe(env![1]);
+  });
+
   it('runs the api as the unprivileged node user', () => {
     const text = dockerfile();
     const users = [...text.matchAll(/^\s*USER\s+(\S+)/gim)].map((match) => match[1]);
