@@ -4,7 +4,7 @@ import { defaultIngestRelaySettings, startIngestRelay } from '../outbox/ingest-r
 import type { RunningRelay } from '../outbox/relay-loop.ts';
 import { connectOrm, type Orm } from '../persistence/orm.ts';
 import { createTemporalClients } from '../temporal/client.ts';
-import { workflowCode } from '../temporal/workflow-bundle.ts';
+import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
 import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/delivery-relay.ts';
 import { createActivityDeps, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
@@ -47,7 +47,8 @@ export async function startServiceWorker(
 ): Promise<ServiceWorker> {
   const role = options.role ?? 'all';
   const deps = createActivityDeps(settings, orm, createTemporalClients(settings.temporalAddress, settings.namespace), options.outboundCa);
-  const workflowBundle = options.workflowBundle ?? (await workflowCode(undefined, settings.logger));
+  // `npm run worker` passes the prebuilt bundle when WORKFLOW_BUNDLE_PATH names one (decision 100).
+  const workflowBundle = options.workflowBundle ?? (await bundleWorkflows(settings.logger));
   const base = { address: settings.temporalAddress, namespace: settings.namespace, workflowBundle };
   const taskQueues = taskQueuesOfRole(role, settings);
   const workers: RunningWorker[] = [];
