@@ -11,7 +11,6 @@
  * otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { createAbTest } from '../src/domain/abtests/create-ab-test.ts';
 import { scheduleAbTest, updateAbTest, validateAbTest } from '../src/domain/abtests/change-ab-test.ts';
@@ -22,7 +21,8 @@ import { createSegment } from '../src/domain/segments/create-segment.ts';
 import { sampleMessage } from '../test/support/samples.ts';
 import { positiveInt } from './support/env.ts';
 import { machineLines } from './support/machine.ts';
-import { runBench, startBenchWorkerProcess, startStack, type BenchContext } from './support/stack.ts';
+import { processMemoryMiB } from './support/memory.ts';
+import { runBench, startBenchWorkerProcess, startStack } from './support/stack.ts';
 import { fmt } from './support/stats.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
 
@@ -35,11 +35,7 @@ const out = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Peak resident memory of a process so far (Linux: VmHWM), in MiB. */
-async function peakRssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
-  return kib / 1024;
-}
+const peakRssMiB = async (pid: number) => (await processMemoryMiB(pid)).peakMiB;
 
 runBench(progress, async (context) => {
   const loadAtStart = loadavg();

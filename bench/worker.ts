@@ -8,7 +8,7 @@
  * the last stdout line is one JSON object.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { startEntryPoint } from '../test/support/entry-point.ts';
 import { positiveInt } from './support/env.ts';
 import { machineLines } from './support/machine.ts';
+import { processMemoryMiB } from './support/memory.ts';
 import { runBench, startBenchWorkerProcess, startStack, type BenchContext, type Stack } from './support/stack.ts';
 import { ascending, fmt, percentile } from './support/stats.ts';
 
@@ -31,13 +32,6 @@ interface Sample {
   peakMiB: number;
 }
 
-/** Resident and peak memory of a process, in MiB (Linux /proc). */
-async function memoryOf(pid: number): Promise<{ rssMiB: number; peakMiB: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const mib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
-  return { rssMiB: mib('VmRSS'), peakMiB: mib('VmHWM') };
-}
-
 type Variant = { name: string; start: () => Promise<ChildProcess> };
 
 async function measure(variant: Variant): Promise<Sample> {
@@ -45,7 +39,7 @@ async function measure(variant: Variant): Promise<Sample> {
   const child = await variant.start();
   const startMs = performance.now() - started;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_S * 1000));
-  const memory = await memoryOf(child.pid!);
+  const memory = await processMemoryMiB(child.pid!);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
