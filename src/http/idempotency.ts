@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { DomainError, validationFailed } from '../domain/errors.ts';
+import { secretContexts } from '../domain/secrets/secret-contexts.ts';
 import {
   claimIdempotencyKey,
   releaseIdempotencyKey,
   storeIdempotentAnswer,
 } from '../persistence/idempotency-keys.ts';
 import type { Account } from '../persistence/entities/account.ts';
-import { sha256Hex } from '../security/tokens.ts';
 import { errorBody } from './error-body.ts';
 import type { Idempotency, RouteResult, RouteSpec } from './route.ts';
 import type { ApiServices } from './services.ts';
@@ -46,9 +46,12 @@ export interface IdempotentRequest {
   body: Buffer;
 }
 
-/** Keys are per account; on admin routes per admin token, of which only a hash is kept. */
-function scopeOf(request: IdempotentRequest, adminToken: string): string {
-  return request.route.auth === 'admin' ? `admin:${sha256Hex(adminToken)}` : `account:${request.account!.id}`;
+/**
+ * Keys are per account; admin routes share one scope, as there is one admin (ADMIN_TOKEN). Nothing derived from the
+ * token is stored: an unsalted hash of an operator-chosen token would let a copy of the table be used to guess it.
+ */
+function scopeOf(request: IdempotentRequest): string {
+  return request.route.auth === 'admin' ? 'admin' : `account:${request.account!.id}`;
 }
 
 function fingerprintOf(request: IdempotentRequest): string {
@@ -68,7 +71,10 @@ export async function runIdempotently(
   handler: (idempotency: Idempotency) => Promise<RouteResult>,
 ): Promise<RouteResult> {
   const { em, services } = deps;
-  const claim = await claimIdempotencyKey(em, scopeOf(request, services.adminToken), request.key, fingerprintOf(request));
+  const scope = scopeOf(request);
+  // The stored answer opens only under this scope and key, so it cannot be replayed from another caller's row.
+  const answerContext = secretContexts.idempotentAnswer(scope, request.key);
+  const claim = await claimIdempotencyKey(em, scope, request.key, fingerprintOf(request));
   if (claim.outcome === 'reused') {
     throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 24 hours; send a new key');
   }
@@ -79,7 +85,7 @@ export async function runIdempotently(
     });
   }
   if (claim.outcome === 'replay') {
-    const { headers, body } = JSON.parse(services.secrets.open(claim.sealed)) as { headers: Record<string, string>; body: string | null };
+    const { headers, body } = JSON.parse(services.secrets.open(claim.sealed, answerContext)) as { headers: Record<string, string>; body: string | null };
     const type: Record<string, string> = body === null ? {} : { 'Content-Type': 'application/json; charset=utf-8' };
     return { status: claim.status, headers: { ...headers, ...type, [replayedHeader]: 'true' }, ...(body === null ? {} : { body }) };
   }
@@ -88,7 +94,7 @@ export async function runIdempotently(
     try {
       if (answer && isKept(answer.status)) {
         const body = answer.body === undefined ? null : JSON.stringify(answer.body);
-        await storeIdempotentAnswer(em, claim, answer.status, services.secrets.seal(JSON.stringify({ headers: answer.headers ?? {}, body })));
+        await storeIdempotentAnswer(em, claim, answer.status, services.secrets.seal(JSON.stringify({ headers: answer.headers ?? {}, body }), answerContext));
       } else {
         await releaseIdempotencyKey(em, claim);
       }

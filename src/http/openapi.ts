@@ -27,7 +27,7 @@ const idempotencyKeyHeader = z.object({
     .meta({
       description:
         `Makes the call safe to retry: for 24 h, the same key with the same request answers the first answer again (with \`${replayedHeader}: true\`). ` +
-        'Per account (per admin token on admin routes). 1–255 visible ASCII characters.',
+        'Per account; admin routes share one scope. 1–255 visible ASCII characters.',
     }),
 });
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { routes } from '../api/routes.ts';
 import { buildApp } from '../http/app.ts';
 import type { ApiServices } from '../http/services.ts';
+import { resealLegacySecrets } from '../domain/secrets/reseal-legacy-secrets.ts';
 import { sweepExpiredIdempotencyKeys } from '../persistence/idempotency-keys.ts';
 
 const idempotencySweepEveryMs = 10 * 60 * 1000;
@@ -22,6 +23,7 @@ export async function startApiServer(port: number, services: ApiServices, host =
   });
   const address = server.address() as { port: number };
   const stopSweep = sweepIdempotencyKeys(services);
+  const resealing = resealStoredSecrets(services);
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`,
     server,
@@ -30,7 +32,7 @@ export async function startApiServer(port: number, services: ApiServices, host =
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();
       });
-      await stopSweep();
+      await Promise.all([stopSweep(), resealing]);
     },
   };
 }
@@ -50,4 +52,17 @@ function sweepIdempotencyKeys(services: ApiServices): () => Promise<void> {
     clearInterval(timer);
     await running;
   };
+}
+
+/** Once at start: secrets stored before decision 101 are sealed again for their row (reseal-legacy-secrets.ts). */
+async function resealStoredSecrets(services: ApiServices): Promise<void> {
+  try {
+    const { resealed, unreadable } = await resealLegacySecrets(services.orm.em.fork(), services.secrets);
+    if (resealed > 0) services.logger.info({ resealed }, 'stored secrets sealed again for their rows (decision 101)');
+    if (unreadable.length > 0) {
+      services.logger.warn({ unreadable }, 'stored secrets that do not open under SECRETS_KEY; rotate them (docs/operations.md)');
+    }
+  } catch (error) {
+    services.logger.warn({ err: error }, 'resealing stored secrets failed; the next start retries');
+  }
 }

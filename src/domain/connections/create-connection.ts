@@ -7,6 +7,7 @@ import type { Provider } from '../ingest/normalise/envelope.ts';
 import type { ConnectionDeps } from './connection-deps.ts';
 import { withEventConfigDefaults } from './event-config.ts';
 import { checkOutboundUrl } from './outbound-url.ts';
+import { secretContexts } from '../secrets/secret-contexts.ts';
 
 /** Every provider today pushes to the connection's inbound URL; an OAuth-connected provider would differ. */
 export const connectMethodOf = (_provider: Provider) => 'webhook';
@@ -24,8 +25,9 @@ export async function createConnection(
 ): Promise<{ connection: Connection; signingSecret: string }> {
   const outboundUrl = input.outboundUrl === undefined ? null : await checkOutboundUrl(input.provider, input.outboundUrl, deps.outbound);
   const signingSecret = generateWebhookSecret();
+  const id = newId('conn_');
   const connection = deps.em.create(ConnectionEntity, {
-    id: newId('conn_'),
+    id,
     accountId,
     provider: input.provider,
     label: input.label,
@@ -33,7 +35,7 @@ export async function createConnection(
     connectMethod: connectMethodOf(input.provider),
     // 256 random bits: the key alone names the connection, so it must not be guessable.
     inboundKey: generateToken('in_'),
-    signingSecretSealed: deps.secrets.seal(signingSecret),
+    signingSecretSealed: deps.secrets.seal(signingSecret, secretContexts.connectionSigning(id)),
     mapping: input.mapping ?? {},
     eventConfig: withEventConfigDefaults(input.eventConfig),
     outboundUrl,

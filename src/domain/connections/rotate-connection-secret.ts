@@ -1,5 +1,6 @@
 import type { Connection } from '../../persistence/entities/connection.ts';
 import { rotate } from '../secrets/rotation.ts';
+import { secretContexts } from '../secrets/secret-contexts.ts';
 import type { ConnectionDeps } from './connection-deps.ts';
 import { findOwnedConnection } from './find-owned-connection.ts';
 
@@ -10,7 +11,7 @@ export async function rotateConnectionSecret(deps: ConnectionDeps, accountId: st
     current: connection.signingSecretSealed,
     previous: connection.previousSigningSecretSealed,
     previousExpiresAt: connection.previousSigningSecretExpiresAt,
-  });
+  }, secretContexts.connectionSigning(connection.id));
   connection.signingSecretSealed = sealed.current;
   connection.previousSigningSecretSealed = sealed.previous;
   connection.previousSigningSecretExpiresAt = sealed.previousExpiresAt;

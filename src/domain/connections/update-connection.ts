@@ -3,6 +3,7 @@ import type { ConnectionDeps } from './connection-deps.ts';
 import { withEventConfigDefaults } from './event-config.ts';
 import { findOwnedConnection } from './find-owned-connection.ts';
 import { checkOutboundUrl } from './outbound-url.ts';
+import { secretContexts } from '../secrets/secret-contexts.ts';
 
 export interface ConnectionChanges {
   label?: string | undefined;
@@ -24,7 +25,7 @@ export async function updateConnection(deps: ConnectionDeps, accountId: string, 
   if (changes.mapping !== undefined) connection.mapping = changes.mapping;
   if (changes.eventConfig !== undefined) connection.eventConfig = withEventConfigDefaults(changes.eventConfig, connection.eventConfig);
   if (changes.outboundCredential !== undefined) {
-    connection.outboundCredentialSealed = changes.outboundCredential === null ? null : deps.secrets.seal(changes.outboundCredential);
+    connection.outboundCredentialSealed = changes.outboundCredential === null ? null : deps.secrets.seal(changes.outboundCredential, secretContexts.connectionOutboundCredential(connection.id));
   }
   if (outboundUrl !== undefined) connection.outboundUrl = outboundUrl;
   await deps.em.flush();

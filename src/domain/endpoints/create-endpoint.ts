@@ -4,6 +4,7 @@ import { newId } from '../../security/ids.ts';
 import type { AllowList, Resolve } from '../../security/ip-policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { generateWebhookSecret } from '../../security/standard-webhooks.ts';
+import { secretContexts } from '../secrets/secret-contexts.ts';
 import type { EventType } from '../events/event-types.ts';
 import { checkEndpointUrl } from './check-endpoint-url.ts';
 
@@ -26,14 +27,15 @@ export async function createEndpoint(
 ): Promise<CreatedEndpoint> {
   const url = await checkEndpointUrl(input.url, deps.outbound);
   const secret = generateWebhookSecret();
+  const id = newId('ep_');
   const endpoint = deps.em.create(Endpoint, {
-    id: newId('ep_'),
+    id,
     accountId,
     url,
     eventTypes: input.eventTypes,
     description: input.description ?? null,
     status: 'enabled',
-    secretSealed: deps.secrets.seal(secret),
+    secretSealed: deps.secrets.seal(secret, secretContexts.endpointSigning(id)),
   });
   await deps.em.flush();
   return { endpoint, secret };

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Connection, type EventConfig } from '../../persistence/entities/connection.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
+import { secretContexts } from '../secrets/secret-contexts.ts';
 
 /** What the ingest path needs of a connection, with its signing secrets already opened. */
 export interface InboundConnection {
@@ -50,8 +51,11 @@ export function createInboundConnections(secrets: SecretBox, ttlMs = inboundConn
       mapping: row.mapping,
       eventConfig: row.eventConfig,
       secrets: {
-        current: secrets.open(row.signingSecretSealed),
-        previous: row.previousSigningSecretSealed && row.previousSigningSecretExpiresAt ? secrets.open(row.previousSigningSecretSealed) : undefined,
+        current: secrets.open(row.signingSecretSealed, secretContexts.connectionSigning(row.id)),
+        previous:
+          row.previousSigningSecretSealed && row.previousSigningSecretExpiresAt
+            ? secrets.open(row.previousSigningSecretSealed, secretContexts.connectionSigning(row.id))
+            : undefined,
         previousExpiresAt: row.previousSigningSecretExpiresAt ?? undefined,
       },
     };

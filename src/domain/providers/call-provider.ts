@@ -9,6 +9,7 @@ import { noteConnectionTraffic } from '../connections/note-traffic.ts';
 import { effectiveOutboundUrl, hasOutboundApi } from '../connections/outbound-url.ts';
 import { classifyResponse } from '../deliveries/classify-response.ts';
 import { DomainError } from '../errors.ts';
+import { secretContexts } from '../secrets/secret-contexts.ts';
 
 export interface CallProviderDeps {
   em: EntityManager;
@@ -60,7 +61,7 @@ export async function callProvider(deps: CallProviderDeps, input: ProviderCall):
   const problem = specCallProblem(call);
   if (problem) return { kind: 'rejected', reason: problem };
 
-  const writeKey = deps.secrets.open(target.sealedWriteKey);
+  const writeKey = deps.secrets.open(target.sealedWriteKey, secretContexts.connectionOutboundCredential(input.connectionId));
   const request = buildSpecRequest(target.baseUrl, writeKey, call, library);
   const startedAt = now();
   let response: OutboundResponse;

@@ -10,18 +10,21 @@ export interface SealedSecrets {
   previousExpiresAt: Date | null | undefined;
 }
 
-/** A new `whsec_` secret; the current one becomes the previous, valid for the overlap. */
-export function rotate(box: SecretBox, sealed: SealedSecrets, now = new Date()): { secret: string; sealed: Required<SealedSecrets> } {
+/**
+ * A new `whsec_` secret, sealed for `context` (the row's, see secret-contexts.ts); the current one becomes the
+ * previous, valid for the overlap.
+ */
+export function rotate(box: SecretBox, sealed: SealedSecrets, context: string, now = new Date()): { secret: string; sealed: Required<SealedSecrets> } {
   const secret = generateWebhookSecret();
   return {
     secret,
-    sealed: { current: box.seal(secret), previous: sealed.current, previousExpiresAt: new Date(now.getTime() + secretOverlapMs) },
+    sealed: { current: box.seal(secret, context), previous: sealed.current, previousExpiresAt: new Date(now.getTime() + secretOverlapMs) },
   };
 }
 
 /** The secrets valid now: the current one, and the previous one during its overlap. */
-export function activeSecrets(box: SecretBox, sealed: SealedSecrets, now: Date): string[] {
-  const secrets = [box.open(sealed.current)];
-  if (sealed.previous && sealed.previousExpiresAt && sealed.previousExpiresAt > now) secrets.push(box.open(sealed.previous));
+export function activeSecrets(box: SecretBox, sealed: SealedSecrets, context: string, now: Date): string[] {
+  const secrets = [box.open(sealed.current, context)];
+  if (sealed.previous && sealed.previousExpiresAt && sealed.previousExpiresAt > now) secrets.push(box.open(sealed.previous, context));
   return secrets;
 }

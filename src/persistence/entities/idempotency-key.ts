@@ -4,7 +4,7 @@ export const idempotencyKeyStatuses = ['in_progress', 'completed'] as const;
 export type IdempotencyKeyStatus = (typeof idempotencyKeyStatuses)[number];
 
 /**
- * One `Idempotency-Key` a caller sent, within its scope (`account:<id>`, or `admin:<sha256 of the token>`), for 24 h.
+ * One `Idempotency-Key` a caller sent, within its scope (`account:<id>`, or `admin` on admin routes), for 24 h.
  * `id` names the logical request across its retries (a Temporal update id, a job id). While `in_progress`,
  * `leaseOwner` holds the running attempt and `lockedUntil` ends its lease; once `completed`, the answer is kept sealed
  * (it may show a secret once, such as an API key). Only src/persistence/idempotency-keys.ts reads and writes it.

@@ -1,0 +1,12 @@
+/**
+ * What each sealed secret is sealed for (the secret box's context, decision 101): the kind of row, its id, and which
+ * of its secrets. A rotated secret keeps its context when it becomes the previous one, since it stays the same row's
+ * secret of the same kind.
+ */
+export const secretContexts = {
+  endpointSigning: (endpointId: string) => `endpoint:${endpointId}:signing`,
+  connectionSigning: (connectionId: string) => `connection:${connectionId}:signing`,
+  connectionOutboundCredential: (connectionId: string) => `connection:${connectionId}:outbound-credential`,
+  /** An Idempotency-Key's stored answer, which may hold a secret shown once (a new endpoint's, a new account's key). */
+  idempotentAnswer: (scope: string, key: string) => `idempotency:${scope}:${key}`,
+};
