@@ -73,11 +73,18 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
     requestParams: {
       ...(route.params ? { path: pathParamsOf(route.params, path) } : {}),
       ...(route.query ? { query: route.query as z.ZodObject } : {}),
-      ...(honoursIdempotencyKey(route) ? { header: idempotencyKeyHeader } : {}),
+      ...headerParamsOf(route),
     },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: responses as ZodOpenApiOperationObject['responses'],
   };
+}
+
+/** The route's own documented headers, and Idempotency-Key where the route honours it. */
+function headerParamsOf(route: RouteSpec): { header?: z.ZodObject } {
+  const own = route.documentedHeaders;
+  if (!honoursIdempotencyKey(route)) return own ? { header: own } : {};
+  return { header: own ? own.extend(idempotencyKeyHeader.shape) : idempotencyKeyHeader };
 }
 
 const jsonValueRef = { $ref: '#/components/schemas/JsonValue' };

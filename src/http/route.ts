@@ -71,6 +71,12 @@ export interface RouteSpec<
    * them over.
    */
   rawBody?: boolean;
+  /**
+   * Request headers the operation needs, shown in the OpenAPI document. The router does not check them: the handler
+   * does, where the order of its answers matters (the ingest route's signature headers go to the Standard Webhooks
+   * verifier, after the inbound key is known, so an unknown key is 404 and a missing signature 401).
+   */
+  documentedHeaders?: z.ZodObject;
   responses: Record<number, ResponseSpec>;
   handler: (
     input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; readRaw: () => Promise<Buffer> },

@@ -13,6 +13,19 @@ const batchAcceptedSchema = z
   .object({ events: z.array(acceptedSchema.extend({ duplicate: z.boolean() })) })
   .meta({ id: 'IngestBatchAccepted' });
 
+/** The Standard Webhooks headers a client signs with (docs/api.md, "Connections and ingest"); checked by the verifier. */
+const signatureHeaders = z.object({
+  'webhook-id': z.string().min(1).meta({ description: 'A unique id of this message, as signed.' }),
+  'webhook-timestamp': z
+    .string()
+    .regex(/^\d+$/)
+    .meta({ description: 'Unix seconds when it was signed; more than 5 minutes from now is 401 `timestamp_out_of_window`.' }),
+  'webhook-signature': z.string().min(1).meta({
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256>` entries over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the connection’s `whsec_` secret. One matching entry is enough (a rotated secret is accepted for 24 h).',
+  }),
+});
+
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(' ') : value);
 
 export const ingestRoutes = [
@@ -26,6 +39,7 @@ export const ingestRoutes = [
     params: z.object({ inboundKey: z.string().min(1).max(100) }),
     body: directEnvelopeSchema,
     rawBody: true,
+    documentedHeaders: signatureHeaders,
     bodyLimit: ingestBodyLimit,
     responses: {
       202: { description: 'Committed to the ingest outbox; processed by a batch run. A batch answers { events: [...] }', schema: acceptedSchema },
