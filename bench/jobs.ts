@@ -11,7 +11,9 @@
  * Environment (all optional): N lifecycles per path (100), CONCURRENCY lifecycles in flight (8), WARMUP lifecycles per
  * path before measuring (8, not counted), SETTLE_TIMEOUT_S to wait for the job runs to close and their events to be
  * stored (300), LOADED_N lifecycles in the loaded phase, run last (24), LOAD_DELIVERIES webhook deliveries kept open
- * during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop ingest clients during it (16), LOAD_RAMP_S of load
+ * during the loaded phase (16), LOAD_INGEST_CLIENTS closed-loop ingest clients during it (16), LOAD_INGEST_RATE to pace
+ * those clients at that many posts per second in all instead (unset: as fast as they are answered), LOAD_DELIVERY_RATE
+ * to pace the webhook publishes the same way (unset: each loop publishes when its last delivery arrived), LOAD_RAMP_S of load
  * before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls still in flight then
  * count at their time so far), FLOOR_N runs of the Temporal floor (200, FLOOR_CONCURRENCY in flight, 16),
  * WORKER_PROCESS=1 to run the worker in a process of its own (as deployed), WORKER_PROCESS=split to run it as a bulk
@@ -64,6 +66,10 @@ const WARMUP = positiveInt('WARMUP', 8, 0);
 const SETTLE_TIMEOUT_S = positiveInt('SETTLE_TIMEOUT_S', 300);
 const LOAD_DELIVERIES = positiveInt('LOAD_DELIVERIES', 16);
 const LOAD_INGEST_CLIENTS = positiveInt('LOAD_INGEST_CLIENTS', 16);
+/** Ingest posts per second in the loaded phase, paced; 0: closed loop, each client posting as soon as answered. */
+const LOAD_INGEST_RATE = positiveInt('LOAD_INGEST_RATE', 0, 0);
+/** Webhook publishes per second in the loaded phase, paced (at most LOAD_DELIVERIES open); 0: closed loop. */
+const LOAD_DELIVERY_RATE = positiveInt('LOAD_DELIVERY_RATE', 0, 0);
 const LOAD_RAMP_S = positiveInt('LOAD_RAMP_S', 5, 0);
 /** The loaded phase ends after this long under load (ramp included), whether or not its lifecycles have. */
 const LOAD_MAX_S = positiveInt('LOAD_MAX_S', 150);
@@ -616,14 +622,19 @@ async function main(context: BenchContext): Promise<number> {
   signal.addEventListener('abort', stopLoad, { once: true });
   const webhookRecording = new Recording();
   receiver.recording = webhookRecording;
-  progress(`load: ${LOAD_DELIVERIES} webhook deliveries open at a time, ${LOAD_INGEST_CLIENTS} ingest clients; ${LOAD_RAMP_S} s before the lifecycles`);
+  const pacing = (rate: number, unit: string) => (rate ? ` at ${rate} ${unit}/s` : ' (closed loop)');
+  progress(
+    `load: ${LOAD_DELIVERIES} webhook deliveries open at a time${pacing(LOAD_DELIVERY_RATE, 'publishes')}, ` +
+      `${LOAD_INGEST_CLIENTS} ingest clients${pacing(LOAD_INGEST_RATE, 'posts')}; ${LOAD_RAMP_S} s before the lifecycles`,
+  );
   const cpuLoadStart = cpuSnapshot();
   loopDelay.reset();
-  const webhookLoad = startWebhookLoad(publisher, webhookRecording, LOAD_DELIVERIES);
+  const webhookLoad = startWebhookLoad(publisher, webhookRecording, LOAD_DELIVERIES, LOAD_DELIVERY_RATE || undefined);
   // The ingest clients run in a thread of their own: they load the service, not the event loop it shares with them.
   const ingestLoad = driveIngestLoadInThread({
     target: { origin: ingestOrigin, inboundKey: inbound.connection.inboundKey, secret: inbound.signingSecret },
     clients: LOAD_INGEST_CLIENTS,
+    ratePerSecond: LOAD_INGEST_RATE || undefined,
     durationMs: 24 * 3600 * 1000,
     runTag,
     phase: 'load',
@@ -781,6 +792,8 @@ async function main(context: BenchContext): Promise<number> {
       floor: floor.perSecond,
       ratioToFloor: callsPerS(service) / floor.perSecond,
       loadDeliveriesPerSecond: webhookFigures.received / loadWallS,
+      loadIngestRate: LOAD_INGEST_RATE || null,
+      loadDeliveryRate: LOAD_DELIVERY_RATE || null,
       loadIngestAcceptedPerSecond: ingestAccepted / loadWallS,
       loadedCallsInFlightAtCap: inFlightAtCap.length,
       idleLoopDelayP99: idleLoopDelay.p99,

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { pace } from './pace.ts';
 
 /** One request a load client sends: the path on the target, its headers and its body. */
 export interface LoadRequest {
@@ -37,14 +38,19 @@ export interface LoadOptions {
   progressEveryMs?: number;
   /** Stops the clients early (no new requests; those in flight finish). */
   signal?: AbortSignal;
+  /**
+   * Paces the load: request number i is sent no earlier than i / ratePerSecond after the start, by whichever client
+   * is free, so the load holds this rate as long as `clients` in flight can carry it. Unset: back-to-back (closed loop).
+   */
+  ratePerSecond?: number;
 }
 
 const now = () => performance.timeOrigin + performance.now();
 
 /**
- * A closed-loop load driver: `clients` loops, each with at most one request in flight over a keep-alive
- * `http.Agent` of its own size, sending back-to-back until the deadline (or the signal). No dependencies beyond
- * node:http.
+ * A load driver: `clients` loops, each with at most one request in flight over a keep-alive `http.Agent` of its own
+ * size, sending back-to-back (closed loop) or at `ratePerSecond`, until the deadline (or the signal). No dependencies
+ * beyond node:http.
  */
 export async function driveLoad(options: LoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.clients, maxFreeSockets: options.clients });
@@ -87,9 +93,19 @@ export async function driveLoad(options: LoadOptions): Promise<LoadResult> {
       }, progressEvery)
     : undefined;
 
+  const untilDue = options.ratePerSecond ? pace(options.ratePerSecond) : undefined;
+
   const client = async () => {
     while (now() < deadline && !options.signal?.aborted) {
-      const req = options.next(sent++);
+      const index = sent++;
+      if (untilDue) {
+        await untilDue(index);
+        if (now() >= deadline || options.signal?.aborted) {
+          sent -= 1; // this index was never sent
+          break;
+        }
+      }
+      const req = options.next(index);
       const started = now();
       try {
         const status = await post(req);

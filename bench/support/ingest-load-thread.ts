@@ -9,6 +9,8 @@ export interface ThreadedIngestLoad {
   /** Tags the messageIds: `msg-<runTag>-<phase>-<index>`. */
   runTag: string;
   phase: string;
+  /** Posts per second, spread over the clients; unset: closed loop (see `driveLoad`). */
+  ratePerSecond?: number | undefined;
   onProgress?(elapsedMs: number, accepted: number, other: number, acceptedSinceLast: number): void;
   signal?: AbortSignal;
 }

@@ -13,6 +13,7 @@ const result = await driveLoad({
   origin: options.target.origin,
   clients: options.clients,
   durationMs: options.durationMs,
+  ...(options.ratePerSecond ? { ratePerSecond: options.ratePerSecond } : {}),
   next: signedEnvelopes(options.runTag, options.phase, options.target),
   signal: stopped.signal,
   onProgress: (elapsedMs, accepted, other, acceptedSinceLast) => post({ kind: 'progress', elapsedMs, accepted, other, acceptedSinceLast }),

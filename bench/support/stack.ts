@@ -253,6 +253,8 @@ async function startServiceProcess(
     SECRETS_KEY: stack.settings.secretsKey,
     WORKFLOW_BUNDLE_PATH: stack.bundle.codePath,
     ...(stack.settings.interactiveTaskQueue === undefined ? {} : { TEMPORAL_INTERACTIVE_TASK_QUEUE: stack.settings.interactiveTaskQueue }),
+    // The relays' settings, so a bench can be run against other values (INGEST_RELAY_LINGER_MS=500 npm run bench:…).
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('INGEST_RELAY_') || name.startsWith('DELIVERY_RELAY_'))),
     ...options.env,
   };
   const started = await startEntryPoint(options.entryPoint, env, options.readyMessage, { niceness: options.niceness });

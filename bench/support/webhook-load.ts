@@ -7,6 +7,7 @@ import { newId } from '../../src/security/ids.ts';
 import { parseAllowCidrs, systemResolve } from '../../src/security/ip-policy.ts';
 import { createSecretBox } from '../../src/security/secret-box.ts';
 import type { TemporalAccess } from '../../src/temporal/temporal-access.ts';
+import { pace } from './pace.ts';
 import type { BenchReceiver, Recording } from './receiver.ts';
 
 /** Loopback, which the address policy blocks unless allowed: the bench receivers listen there. */
@@ -60,17 +61,30 @@ export interface WebhookLoadFigures {
 
 /**
  * Background delivery load: `inFlight` loops, each publishing an event and waiting until the receiver has it before
- * publishing the next, so the service always has that many deliveries open and no backlog grows without bound.
- * `stop()` ends the loops (the deliveries still open finish on their own) and returns what was achieved.
+ * publishing the next, so the service has at most that many deliveries open and no backlog grows without bound.
+ * With `ratePerSecond`, publishes are also paced to that rate in all; without it, each loop publishes as soon as its
+ * last delivery arrived. `stop()` ends the loops (the deliveries still open finish on their own) and returns what was
+ * achieved.
  */
-export function startWebhookLoad(publisher: WebhookPublisher, recording: Recording, inFlight: number): { stop(): Promise<WebhookLoadFigures> } {
+export function startWebhookLoad(
+  publisher: WebhookPublisher,
+  recording: Recording,
+  inFlight: number,
+  ratePerSecond?: number,
+): { stop(): Promise<WebhookLoadFigures> } {
   const stopping = new AbortController();
   const stopped = new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
   const figures = { published: 0, received: 0, failures: 0 };
   const startedAt = performance.now();
   let endedAt = startedAt;
+  const untilDue = ratePerSecond ? pace(ratePerSecond, startedAt) : undefined;
+  let scheduled = 0;
   const loop = async () => {
     while (!stopping.signal.aborted) {
+      if (untilDue) {
+        await Promise.race([untilDue(scheduled++), stopped]);
+        if (stopping.signal.aborted) break;
+      }
       const eventId = newId('evt_');
       try {
         await publishBenchEvent(publisher, eventId, figures.published++);
