@@ -25,7 +25,8 @@ export async function updateConnection(deps: ConnectionDeps, accountId: string, 
   if (changes.mapping !== undefined) connection.mapping = changes.mapping;
   if (changes.eventConfig !== undefined) connection.eventConfig = withEventConfigDefaults(changes.eventConfig, connection.eventConfig);
   if (changes.outboundCredential !== undefined) {
-    connection.outboundCredentialSealed = changes.outboundCredential === null ? null : deps.secrets.seal(changes.outboundCredential, secretContexts.connectionOutboundCredential(connection.id));
+    const context = secretContexts.connectionOutboundCredential(connection.id);
+    connection.outboundCredentialSealed = changes.outboundCredential === null ? null : deps.secrets.seal(changes.outboundCredential, context);
   }
   if (outboundUrl !== undefined) connection.outboundUrl = outboundUrl;
   await deps.em.flush();
