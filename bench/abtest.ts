@@ -29,7 +29,6 @@ import { measureTemporalFloor } from './support/temporal-floor.ts';
 const DEVICES = positiveInt('DEVICES', 100_000);
 const TEST_PERCENT = positiveInt('TEST_PERCENT', 100);
 const taskQueue = `bench-abtest-${randomBytes(4).toString('hex')}`;
-const delivery = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const progress = (message: string) => process.stderr.write(`[bench:abtest] ${message}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -39,7 +38,7 @@ const peakRssMiB = async (pid: number) => (await processMemoryMiB(pid)).peakMiB;
 
 runBench(progress, async (context) => {
   const loadAtStart = loadavg();
-  const stack = await startStack(context, progress, { taskQueue, delivery });
+  const stack = await startStack(context, progress, { taskQueue });
   const { sql } = stack;
   const em = stack.workerOrm.em.fork();
   const worker = await startBenchWorkerProcess(context, stack, { PUSH_PROVIDER: 'log' });

@@ -21,7 +21,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
-import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import { createEndpoint } from '../src/domain/endpoints/create-endpoint.ts';
 import { buildEnvelope } from '../src/domain/events/envelope.ts';
 import { publishEvent } from '../src/domain/events/publish-event.ts';
@@ -66,8 +65,6 @@ const temporalStore =
     ? 'in-memory'
     : `SQLite file, ${SQLITE_TUNING === 'on' ? Object.entries(fileSqlitePragmas).map(([name, value]) => `${name}=${value}`).join(' ') : 'SQLite default pragmas'}`;
 const allowCidrs = '127.0.0.0/8,::1/128';
-// The production schedule: nothing retries in this run, so these only matter if something goes wrong.
-const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const namespace = 'default';
 const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
 
@@ -107,7 +104,7 @@ async function main(context: BenchContext): Promise<number> {
     context.teardown.add('Temporal SQLite file', () => rm(dir, { recursive: true, force: true }));
     temporalDb = { filename: join(dir, 'temporal.db'), sqlitePragmas: SQLITE_TUNING === 'on' ? undefined : {} };
   }
-  const stack = await startStack(context, progress, { taskQueue, namespace, delivery, outboundAllowCidrs: allowCidrs, temporalDb });
+  const stack = await startStack(context, progress, { taskQueue, namespace, outboundAllowCidrs: allowCidrs, temporalDb });
   const { sql, settings } = stack;
   const lingerMs = positiveInt('DELIVERY_RELAY_LINGER_MS', defaultDeliveryRelaySettings.lingerMs, 0);
   settings.deliveryRelay = { ...defaultDeliveryRelaySettings, lingerMs };
@@ -122,7 +119,7 @@ async function main(context: BenchContext): Promise<number> {
   teardown.add('receiver', receiver.close);
 
   await startBenchWorker(context, progress, stack, { outboundCa: certificate.cert });
-  const publishDeps = () => ({ em: publisherOrm.em.fork(), temporal: { client: temporalClients.client, taskQueue }, delivery });
+  const publishDeps = () => ({ em: publisherOrm.em.fork(), temporal: { client: temporalClients.client, taskQueue }, delivery: settings.delivery });
 
   const { account } = await createAccount(publisherOrm.em.fork(), { name: 'bench' });
   const { endpoint, secret } = await createEndpoint(

@@ -29,7 +29,6 @@ import protos from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createConnection } from '../src/domain/connections/create-connection.ts';
-import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import { createEndpoint } from '../src/domain/endpoints/create-endpoint.ts';
 import { createExperience } from '../src/domain/experiences/create-experience.ts';
 import { experienceDefinitionSchema, type ExperienceDefinitionInput } from '../src/domain/experiences/definition-schema.ts';
@@ -58,7 +57,6 @@ const CONCURRENCY = positiveInt('CONCURRENCY', 16);
 const SOLO = positiveInt('SOLO', 20);
 const SETTLE_TIMEOUT_MS = positiveInt('SETTLE_TIMEOUT_S', 900) * 1000;
 const allowCidrs = '127.0.0.0/8,::1/128';
-const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const runTag = randomBytes(4).toString('hex');
 const taskQueue = `bench-flows-${runTag}`;
 const namespace = 'default';
@@ -185,7 +183,7 @@ async function main(context: BenchContext): Promise<number> {
   const visitors = Math.ceil(RUNS / waitingExperiences);
   progress(`EXPERIENCES=${EXPERIENCES} RUNS=${RUNS} (${visitors} people × ${waitingExperiences} waiting experiences) DURATION_S=${DURATION_S} CLIENTS=${CLIENTS}`);
 
-  const stack = await startStack(context, progress, { taskQueue, namespace, delivery, outboundAllowCidrs: allowCidrs });
+  const stack = await startStack(context, progress, { taskQueue, namespace, outboundAllowCidrs: allowCidrs });
   const { workerOrm, sql, settings } = stack;
   const certificate = await generateTestCertificate();
   const receiver = await startBenchReceiver(certificate);

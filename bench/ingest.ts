@@ -27,7 +27,6 @@ import type pg from 'pg';
 import type { Client } from '@temporalio/client';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createConnection } from '../src/domain/connections/create-connection.ts';
-import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import { systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
 import { inboundEventsChannel } from '../src/domain/ingest/accept-inbound-event.ts';
@@ -54,8 +53,6 @@ const WORKER_PROCESS = process.env.WORKER_PROCESS === '1';
 const API_POOL_MAX = process.env.API_POOL_MAX ? positiveInt('API_POOL_MAX', 10) : undefined;
 /** The bare server's pool, as large as the API's ORM pool. */
 const BASELINE_POOL_MAX = API_POOL_MAX ?? 10;
-// The production schedule; the ingest runs do not deliver anything, so these only matter to an unused code path.
-const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const namespace = 'default';
 const runTag = randomBytes(4).toString('hex');
 const taskQueue = `bench-ingest-${runTag}`;
@@ -293,7 +290,7 @@ async function handHeldRowsToWorker(sql: pg.Client): Promise<number> {
 async function main(context: BenchContext): Promise<number> {
   const loadAtStart = loadavg();
   progress(`DURATION_S=${DURATION_S} CLIENTS=${CLIENTS} WARMUP_S=${WARMUP_S}`);
-  const stack = await startStack(context, progress, { taskQueue, namespace, delivery });
+  const stack = await startStack(context, progress, { taskQueue, namespace });
   const { workerOrm, sql, settings } = stack;
   const temporalClients = stack.temporal;
   // WORKER_PROCESS=1: the worker in a process of its own, as deployed (`npm run worker`), so that the events it

@@ -30,7 +30,6 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createApp } from '../src/domain/apps/create-app.ts';
-import type { DeliverySettings } from '../src/domain/deliveries/delivery-settings.ts';
 import { applyJobAction } from '../src/domain/jobs/apply-job-action.ts';
 import { createJobRecord } from '../src/domain/jobs/create-job-record.ts';
 import type { JobView } from '../src/domain/jobs/job-view.ts';
@@ -86,8 +85,6 @@ const BULK_NICENESS = positiveInt('BULK_NICENESS', 19, 0);
 const INGEST_API_PROCESS = process.env.INGEST_API === 'process';
 /** That instance's niceness: ingest as bulk work, below the job calls' CPU priority. */
 const INGEST_API_NICENESS = positiveInt('INGEST_API_NICENESS', 0, 0);
-// The production schedule; job events go to no endpoint in this run, so these only matter to an unused code path.
-const delivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 const namespace = 'default';
 const runTag = randomBytes(4).toString('hex');
 const taskQueue = `bench-jobs-${runTag}`;
@@ -503,7 +500,6 @@ async function main(context: BenchContext): Promise<number> {
     taskQueue,
     interactiveTaskQueue: SHARED_QUEUE ? taskQueue : undefined,
     namespace,
-    delivery,
     outboundAllowCidrs: loopbackCidrs,
   });
   const certificate = await generateTestCertificate();
@@ -558,7 +554,7 @@ async function main(context: BenchContext): Promise<number> {
   const publisherOrm = await connectOrm(stack.settings.databaseUrl);
   teardown.add('publisher ORM', () => publisherOrm.close());
   const webhooks = await subscribeReceiver(publisherOrm, stack.settings.secretsKey, receiver, 'bench-jobs load');
-  const publisher = { orm: publisherOrm, temporal: { client: stack.temporal.client, taskQueue }, delivery, accountId: webhooks.accountId };
+  const publisher = { orm: publisherOrm, temporal: { client: stack.temporal.client, taskQueue }, delivery: stack.settings.delivery, accountId: webhooks.accountId };
   const inbound = await createConnection(
     { em: stack.workerOrm.em.fork(), secrets: createSecretBox(stack.settings.secretsKey), outbound: { allow: [], resolve: systemResolve } },
     webhooks.accountId,

@@ -8,23 +8,22 @@
  * the last stdout line is one JSON object.
  */
 import type { ChildProcess } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { writeWorkflowBundle } from '../src/temporal/workflow-bundle.ts';
 import { startEntryPoint } from '../test/support/entry-point.ts';
 import { positiveInt } from './support/env.ts';
 import { machineLines } from './support/machine.ts';
 import { processMemoryMiB } from './support/memory.ts';
 import { runBench, startBenchWorkerProcess, startStack, type BenchContext, type Stack } from './support/stack.ts';
 import { ascending, fmt, percentile } from './support/stats.ts';
+import { floorWorkflowsPath } from './support/temporal-floor.ts';
 
 const ROUNDS = positiveInt('ROUNDS', 3);
 const SETTLE_S = positiveInt('SETTLE_S', 5, 0);
 const progress = (message: string) => process.stderr.write(`[bench:worker] ${message}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
-const delivery = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
 
 interface Sample {
   startMs: number;
@@ -70,14 +69,10 @@ function variants(context: BenchContext, stack: Stack, floorBundlePath: string):
 async function main(context: BenchContext): Promise<number> {
   const loadAtStart = loadavg();
   progress(`ROUNDS=${ROUNDS} SETTLE_S=${SETTLE_S}`);
-  const stack = await startStack(context, progress, { taskQueue: `bench-worker-${process.pid}`, delivery });
+  const stack = await startStack(context, progress, { taskQueue: `bench-worker-${process.pid}` });
   const floorBundlePath = join(tmpdir(), `bench-floor-bundle-${process.pid}.js`);
   context.teardown.add('floor bundle file', () => rm(floorBundlePath, { force: true }));
-  const floorBundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('./floor/floor-workflow.ts', import.meta.url)),
-    logger: new DefaultLogger('WARN'),
-  });
-  await writeFile(floorBundlePath, floorBundle.code);
+  await writeWorkflowBundle(floorBundlePath, stack.settings.logger, floorWorkflowsPath);
 
   const all = variants(context, stack, floorBundlePath);
   const samples = new Map<string, Sample[]>(all.map((variant) => [variant.name, []]));

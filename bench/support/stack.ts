@@ -108,12 +108,16 @@ export function runBench(progress: Progress, main: (context: BenchContext) => Pr
     });
 }
 
+/** The delivery schedule of src/config.ts's defaults, which every bench runs with. */
+export const productionDelivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
+
 export interface StackOptions {
   taskQueue: string;
   /** Recording jobs' queue; unset, `<taskQueue>-interactive` (as the service derives it). */
   interactiveTaskQueue?: string;
   namespace?: string;
-  delivery: DeliverySettings;
+  /** How deliveries retry; unset, the configuration's defaults (`productionDelivery`). */
+  delivery?: DeliverySettings;
   outboundAllowCidrs?: string;
   /** Keep the dev server's state in this SQLite file (as `npm start` does), with these pragmas; in memory when absent. */
   temporalDb?: { filename: string; sqlitePragmas?: Record<string, string> | undefined } | undefined;
@@ -182,7 +186,7 @@ export async function startStack(context: BenchContext, progress: Progress, opti
     interactiveTaskQueue: options.interactiveTaskQueue,
     secretsKey: generateSecretsKey(),
     outboundAllowCidrs: options.outboundAllowCidrs,
-    delivery: options.delivery,
+    delivery: options.delivery ?? productionDelivery,
     push: { provider: 'log' },
     logger,
   };

@@ -5,6 +5,9 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { floorActivities } from '../floor/floor-activities.ts';
 import { ascending, percentile, runBounded } from './stats.ts';
 
+/** The floor's one workflow, for its in-process worker here and its worker process (bench/worker.ts). */
+export const floorWorkflowsPath = fileURLToPath(new URL('../floor/floor-workflow.ts', import.meta.url));
+
 export interface FloorFigures {
   /** Runs completed per second over the whole measurement (first start → last completion). */
   perSecond: number;
@@ -38,7 +41,7 @@ export async function measureTemporalFloor(options: FloorOptions): Promise<Floor
     connection: nativeConnection,
     namespace: options.namespace,
     taskQueue,
-    workflowsPath: fileURLToPath(new URL('../floor/floor-workflow.ts', import.meta.url)),
+    workflowsPath: floorWorkflowsPath,
     activities: floorActivities,
   });
   const connection = await Connection.connect({ address: options.address });

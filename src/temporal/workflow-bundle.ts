@@ -7,19 +7,22 @@ import type { Logger } from '../logger.ts';
 
 export const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 
-/** Bundles the workflow code once; the worker and the tests reuse the result instead of bundling again. */
-export function bundleWorkflows(logger: Logger): Promise<WorkflowBundleWithSourceMap> {
+/**
+ * Bundles the workflow code once; the worker and the tests reuse the result instead of bundling again. `workflows`
+ * names another entry (a bench's bare floor workflow); the service's own by default.
+ */
+export function bundleWorkflows(logger: Logger, workflows = workflowsPath): Promise<WorkflowBundleWithSourceMap> {
   const bundlerLogger = logger.child({ component: 'workflow-bundler' });
   return bundleWorkflowCode({
-    workflowsPath,
+    workflowsPath: workflows,
     // webpack's progress report is noise; warnings and errors still reach the structured log.
     logger: new DefaultLogger('WARN', (entry) => bundlerLogger[entry.level === 'ERROR' ? 'error' : 'warn'](entry.meta ?? {}, entry.message)),
   });
 }
 
 /** Bundles the workflow code into the file at `path` (its folder made if need be); answers the bundle's size in bytes. */
-export async function writeWorkflowBundle(path: string, logger: Logger): Promise<number> {
-  const bundle = await bundleWorkflows(logger);
+export async function writeWorkflowBundle(path: string, logger: Logger, workflows = workflowsPath): Promise<number> {
+  const bundle = await bundleWorkflows(logger, workflows);
   await mkdir(dirname(resolve(path)), { recursive: true });
   await writeFile(path, bundle.code);
   return Buffer.byteLength(bundle.code);

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { Worker } from '@temporalio/worker';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../src/embedded/postgres.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -129,4 +129,3 @@ describe('npm run bundle:workflows', () => {
     expect(result.stderr.trim()).toBe('usage: npm run bundle:workflows -- <output file>');
   });
 });
-
