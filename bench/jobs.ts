@@ -17,7 +17,9 @@
  * before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls still in flight then
  * count at their time so far), FLOOR_N runs of the Temporal floor (200, FLOOR_CONCURRENCY in flight, 16),
  * WORKER_PROCESS=1 to run the worker in a process of its own (as deployed), WORKER_PROCESS=split to run it as a bulk
- * process under `nice -n BULK_NICENESS` (19) and an interactive one (as docker-compose.yml deploys them),
+ * process under `nice -n BULK_NICENESS` (19) and an interactive one under `nice -n INTERACTIVE_NICENESS` (-10), with the
+ * Temporal dev server under `nice -n TEMPORAL_NICENESS` (-10), as docker-compose.yml weighs them (the raised ones only
+ * where this process may raise a priority),
  * INGEST_API=process to send the load's ingest posts to a second API instance in a process of its own (under
  * `nice -n INGEST_API_NICENESS`, 0), SHARED_QUEUE=1
  * to run job runs on the bulk task queue and one worker (as before the interactive queue), DATABASE_URL (a server to
@@ -52,6 +54,7 @@ import { runBench, startBenchApi, startBenchApiProcess, startBenchWorker, startB
 import { taskQueuesOfRole } from '../src/service/worker-process.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
+import { grantedNiceness } from './support/niceness.ts';
 import { Recording, startBenchReceiver } from './support/receiver.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
 import { loopbackCidrs, startWebhookLoad, subscribeReceiver } from './support/webhook-load.ts';
@@ -81,6 +84,12 @@ const SPLIT_WORKERS = process.env.WORKER_PROCESS === 'split';
 const WORKER_PROCESS = process.env.WORKER_PROCESS === '1' || SPLIT_WORKERS;
 /** The bulk worker's niceness when the workers are split (0: the same CPU priority as everything else). */
 const BULK_NICENESS = positiveInt('BULK_NICENESS', 19, 0);
+/**
+ * When the workers are split, the interactive worker and the Temporal dev server, which every job step passes
+ * through, run at a raised CPU priority (decision 102); each granted only where this process may raise one.
+ */
+const INTERACTIVE_NICENESS = grantedNiceness(positiveInt('INTERACTIVE_NICENESS', SPLIT_WORKERS ? -10 : 0, -20));
+const TEMPORAL_NICENESS = grantedNiceness(positiveInt('TEMPORAL_NICENESS', SPLIT_WORKERS ? -10 : 0, -20));
 /** The load's ingest posts go to a second API instance in a process of its own, not to the one the job calls use. */
 const INGEST_API_PROCESS = process.env.INGEST_API === 'process';
 /** That instance's niceness: ingest as bulk work, below the job calls' CPU priority. */
@@ -501,6 +510,7 @@ async function main(context: BenchContext): Promise<number> {
     interactiveTaskQueue: SHARED_QUEUE ? taskQueue : undefined,
     namespace,
     outboundAllowCidrs: loopbackCidrs,
+    temporalNiceness: TEMPORAL_NICENESS,
   });
   const certificate = await generateTestCertificate();
   const receiver = await startBenchReceiver(certificate);
@@ -514,7 +524,7 @@ async function main(context: BenchContext): Promise<number> {
     const env = { NODE_EXTRA_CA_CERTS: caFile, OUTBOUND_ALLOW_CIDRS: loopbackCidrs };
     if (SPLIT_WORKERS) {
       await startBenchWorkerProcess(context, stack, { ...env, WORKER_ROLE: 'bulk' }, { niceness: BULK_NICENESS });
-      await startBenchWorkerProcess(context, stack, { ...env, WORKER_ROLE: 'interactive' });
+      await startBenchWorkerProcess(context, stack, { ...env, WORKER_ROLE: 'interactive' }, { niceness: INTERACTIVE_NICENESS });
     } else {
       await startBenchWorkerProcess(context, stack, env);
     }
@@ -688,6 +698,7 @@ async function main(context: BenchContext): Promise<number> {
   const serviceWallS = (service.endedAt - service.startedAt) / 1000;
   const queues = SHARED_QUEUE ? `one task queue and one worker (SHARED_QUEUE=1)` : `job runs on ${workerQueues[1]} with a worker of their own`;
   out(`bench/jobs  N=${N}  LOADED_N=${LOADED_N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)  ${queues}`);
+  if (SPLIT_WORKERS || TEMPORAL_NICENESS !== 0) out(`  CPU priority (niceness): bulk worker ${BULK_NICENESS}, interactive worker ${INTERACTIVE_NICENESS}, Temporal dev server ${TEMPORAL_NICENESS}`);
   out();
   printPhase('Service (HTTP -> Koa -> Temporal update -> job workflow -> activity -> Postgres)', service, httpLabel, N);
   out(`  job runs                ${counts.jobCompleted} completed of ${counts.jobRuns} started; events stored ${counts.eventsStored}; ${counts.running} running`);
@@ -774,6 +785,8 @@ async function main(context: BenchContext): Promise<number> {
       workerProcess: WORKER_PROCESS,
       splitWorkers: SPLIT_WORKERS,
       bulkNiceness: SPLIT_WORKERS ? BULK_NICENESS : 0,
+      interactiveNiceness: SPLIT_WORKERS ? INTERACTIVE_NICENESS : 0,
+      temporalNiceness: TEMPORAL_NICENESS,
       ingestApiProcess: INGEST_API_PROCESS,
       ingestApiNiceness: INGEST_API_PROCESS ? INGEST_API_NICENESS : 0,
       idleP99: idle.p99,

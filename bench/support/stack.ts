@@ -121,6 +121,8 @@ export interface StackOptions {
   outboundAllowCidrs?: string;
   /** Keep the dev server's state in this SQLite file (as `npm start` does), with these pragmas; in memory when absent. */
   temporalDb?: { filename: string; sqlitePragmas?: Record<string, string> | undefined } | undefined;
+  /** Run the dev server under `nice -n` this value (see `startEmbeddedTemporal`); 0 or unset, the bench's priority. */
+  temporalNiceness?: number | undefined;
 }
 
 /** The shared part of every bench's stack: a scratch database (migrated), a Temporal dev server, the bundle. */
@@ -153,6 +155,7 @@ export async function startStack(context: BenchContext, progress: Progress, opti
   const temporalServer = await startEmbeddedTemporal({
     namespace,
     progress,
+    niceness: options.temporalNiceness,
     ...(options.temporalDb ? { dbFilename: options.temporalDb.filename, sqlitePragmas: options.temporalDb.sqlitePragmas } : {}),
   });
   teardown.add('Temporal dev server', temporalServer.stop);

@@ -1,3 +1,6 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { searchAttributes } from '../temporal/search-attributes.ts';
 import { temporalCli } from '../temporal/cli-path.ts';
@@ -24,6 +27,11 @@ export interface EmbeddedTemporalOptions {
   uiPort?: number;
   /** Where the CLI lookup reports its steps; stderr when absent. */
   progress?: (line: string) => void;
+  /**
+   * Runs the server under `nice -n <niceness>` (a negative value needs the privilege to raise a priority; without it
+   * `nice` warns and the server runs at the caller's priority). 0 or absent: the caller's priority.
+   */
+  niceness?: number | undefined;
 }
 
 /**
@@ -40,9 +48,10 @@ export const fileSqlitePragmas: Record<string, string> = { journal_mode: 'wal', 
  */
 export async function startEmbeddedTemporal(options: EmbeddedTemporalOptions): Promise<EmbeddedTemporal> {
   const cliPath = await provisionOnThisMachine(temporalCli, options.progress);
+  const launcher = options.niceness ? await niceLauncher(cliPath, options.niceness) : undefined;
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
-      executable: { type: 'existing-path', path: cliPath },
+      executable: { type: 'existing-path', path: launcher?.path ?? cliPath },
       namespace: options.namespace,
       ip: '127.0.0.1',
       ...(options.port ? { port: options.port } : {}),
@@ -54,11 +63,30 @@ export async function startEmbeddedTemporal(options: EmbeddedTemporalOptions): P
         : {}),
       log: { format: 'json', level: 'warn' },
     },
+  }).catch(async (error: unknown) => {
+    await launcher?.remove();
+    throw error;
   });
   return {
     address: env.address,
     cliPath,
     uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined,
-    stop: () => env.teardown(),
+    async stop() {
+      await env.teardown();
+      await launcher?.remove();
+    },
   };
+}
+
+/**
+ * The SDK starts the server from an executable path alone, so a priority is given by a two-line script that `exec`s
+ * `nice` with the CLI: the server keeps the script's process and every thread it makes runs at that priority.
+ */
+async function niceLauncher(cliPath: string, niceness: number): Promise<{ path: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'temporal-nice-'));
+  const path = join(dir, 'temporal');
+  const quoted = `'${cliPath.replaceAll("'", `'\\''`)}'`;
+  await writeFile(path, `#!/bin/sh\nexec nice -n ${Math.trunc(niceness)} ${quoted} "$@"\n`);
+  await chmod(path, 0o755);
+  return { path, remove: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -159,7 +159,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('splits the workers by role: together they poll both task queues, each once, and bulk has the lower CPU weight', () => {
+  it('splits the workers by role: together they poll both task queues, each once; bulk weighs least, the path of a job step most', () => {
     const polled = workerServices.flatMap((name) => {
       const config = loadConfig('worker', resolvedEnvironment(service(name)));
       return taskQueuesOfRole(config.WORKER_ROLE, { taskQueue: config.TEMPORAL_TASK_QUEUE, interactiveTaskQueue: config.TEMPORAL_INTERACTIVE_TASK_QUEUE });
@@ -167,8 +167,13 @@ describe('docker-compose.yml', () => {
     expect(polled.sort()).toEqual(['richpush', 'richpush-interactive']);
     const roleOf = (name: string) => loadConfig('worker', resolvedEnvironment(service(name))).WORKER_ROLE;
     expect(workerServices.map(roleOf).sort()).toEqual(['bulk', 'interactive']);
-    const weightOf = (role: string) => service(workerServices.find((name) => roleOf(name) === role)!).cpu_shares ?? 1024;
-    expect(weightOf('bulk')).toBeLessThan(weightOf('interactive'));
+    const defaultWeight = 1024;
+    const weightOf = (role: string) => service(workerServices.find((name) => roleOf(name) === role)!).cpu_shares ?? defaultWeight;
+    expect(weightOf('bulk')).toBeLessThan(defaultWeight);
+    // Decision 102: what every job step passes through outweighs what serves bulk work too (api, postgres).
+    expect(weightOf('interactive')).toBeGreaterThan(defaultWeight);
+    expect(service('temporal').cpu_shares ?? defaultWeight).toBeGreaterThan(defaultWeight);
+    for (const name of ['api', 'postgres']) expect(service(name).cpu_shares ?? defaultWeight, name).toBe(defaultWeight);
   });
 
   it('takes ADMIN_TOKEN from the host and refuses to start without it', () => {

@@ -1,0 +1,42 @@
+import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { startEmbeddedTemporal } from '../../src/embedded/temporal.ts';
+import { freePort } from '../support/instances.ts';
+
+/** The pids of the processes whose command line holds every one of `words` (Linux: /proc). */
+async function pidsRunning(words: string[]): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const args: string[] = await readFile(`/proc/${entry}/cmdline`, 'utf8').then((text) => text.split('\0'), () => []);
+    if (words.every((word) => args.includes(word))) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** The niceness of each thread of a process (field 19 of /proc/<pid>/task/<tid>/stat). */
+async function threadNiceness(pid: number): Promise<number[]> {
+  const tids = await readdir(`/proc/${pid}/task`);
+  const stats = await Promise.all(tids.map((tid) => readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8')));
+  return stats.map((stat) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+}
+
+describe.runIf(process.platform === 'linux')('the embedded Temporal server at a given CPU priority', () => {
+  it('runs the server itself, every thread of it, under that niceness, and stops it', async () => {
+    const port = await freePort();
+    const server = await startEmbeddedTemporal({ namespace: 'default', port, niceness: 7, progress: () => undefined });
+    let pids: number[];
+    try {
+      pids = await pidsRunning(['server', 'start-dev', '--port', String(port)]);
+      expect(pids).toHaveLength(1);
+      // The launcher exec'd the CLI: the server process is the CLI itself, not a shell waiting on it.
+      expect(await readlink(`/proc/${pids[0]}/exe`)).toBe(await realpath(server.cliPath));
+      const niceness = await threadNiceness(pids[0]!);
+      expect(niceness.length).toBeGreaterThan(1);
+      expect(new Set(niceness)).toEqual(new Set([7]));
+    } finally {
+      await server.stop();
+    }
+    expect(await pidsRunning(['server', 'start-dev', '--port', String(port)])).toEqual([]);
+  });
+});
