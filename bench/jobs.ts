@@ -698,7 +698,8 @@ async function main(context: BenchContext): Promise<number> {
   const serviceWallS = (service.endedAt - service.startedAt) / 1000;
   const queues = SHARED_QUEUE ? `one task queue and one worker (SHARED_QUEUE=1)` : `job runs on ${workerQueues[1]} with a worker of their own`;
   out(`bench/jobs  N=${N}  LOADED_N=${LOADED_N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)  ${queues}`);
-  if (SPLIT_WORKERS || TEMPORAL_NICENESS !== 0) out(`  CPU priority (niceness): bulk worker ${BULK_NICENESS}, interactive worker ${INTERACTIVE_NICENESS}, Temporal dev server ${TEMPORAL_NICENESS}`);
+  if (SPLIT_WORKERS) out(`  CPU priority (niceness): bulk worker ${BULK_NICENESS}, interactive worker ${INTERACTIVE_NICENESS}, Temporal dev server ${TEMPORAL_NICENESS}`);
+  else if (TEMPORAL_NICENESS !== 0) out(`  CPU priority (niceness): Temporal dev server ${TEMPORAL_NICENESS}`);
   out();
   printPhase('Service (HTTP -> Koa -> Temporal update -> job workflow -> activity -> Postgres)', service, httpLabel, N);
   out(`  job runs                ${counts.jobCompleted} completed of ${counts.jobRuns} started; events stored ${counts.eventsStored}; ${counts.running} running`);
