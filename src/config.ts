@@ -102,6 +102,8 @@ const deliverySettings = {
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   ENDPOINT_DISABLE_AFTER_HOURS: z.coerce.number().positive().default(120),
 };
+/** The delivery settings when none is set: the benches run the production schedule from here, not from a copy. */
+export const deliveryConfigDefaults = z.object(deliverySettings).parse({});
 
 /** How pushes leave the worker: `log` records them as sent and calls nothing; `fcm` calls Firebase Cloud Messaging. */
 const pushProviders = ['log', 'fcm'] as const;

@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { deliveryConfigDefaults } from '../../src/config.ts';
 import type { DeliverySettings } from '../../src/domain/deliveries/delivery-settings.ts';
 import { freePort } from '../../src/embedded/postgres.ts';
 import { startEmbeddedTemporal } from '../../src/embedded/temporal.ts';
@@ -12,7 +13,7 @@ import type { Logger } from '../../src/logger.ts';
 import { connectOrm, migrateUp, type Orm } from '../../src/persistence/orm.ts';
 import { generateSecretsKey } from '../../src/security/secret-box.ts';
 import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
-import { apiSettingsFrom, closeApiServices, createApiServices, type ServiceSettings } from '../../src/service/compose.ts';
+import { apiSettingsFrom, closeApiServices, createApiServices, deliverySettingsFrom, type ServiceSettings } from '../../src/service/compose.ts';
 import { startServiceWorker, type ServiceWorker } from '../../src/service/worker-process.ts';
 import { createTemporalClients, type TemporalClients } from '../../src/temporal/client.ts';
 import { writeWorkflowBundle } from '../../src/temporal/workflow-bundle.ts';
@@ -108,8 +109,8 @@ export function runBench(progress: Progress, main: (context: BenchContext) => Pr
     });
 }
 
-/** The delivery schedule of src/config.ts's defaults, which every bench runs with. */
-export const productionDelivery: DeliverySettings = { retryInitialMs: 5000, retryBackoff: 3, maxAttempts: 12, timeoutMs: 15000, disableAfterHours: 120 };
+/** The delivery schedule of src/config.ts's defaults, which every bench runs with unless it asks for another. */
+const productionDelivery: DeliverySettings = deliverySettingsFrom(deliveryConfigDefaults);
 
 export interface StackOptions {
   taskQueue: string;

@@ -83,6 +83,17 @@ interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig {
   OUTBOUND_ALLOW_CIDRS?: string | undefined;
 }
 
+/** How deliveries retry and time out, from the parsed configuration. */
+export function deliverySettingsFrom(config: DeliveryConfig): DeliverySettings {
+  return {
+    retryInitialMs: config.DELIVERY_RETRY_INITIAL_MS,
+    retryBackoff: config.DELIVERY_RETRY_BACKOFF,
+    maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+    timeoutMs: config.DELIVERY_TIMEOUT_MS,
+    disableAfterHours: config.ENDPOINT_DISABLE_AFTER_HOURS,
+  };
+}
+
 /** Maps parsed configuration onto service settings; embedded mode supplies the URLs of the servers it started. */
 export function serviceSettingsFrom(
   config: SharedConfig,
@@ -96,13 +107,7 @@ export function serviceSettingsFrom(
     interactiveTaskQueue: config.TEMPORAL_INTERACTIVE_TASK_QUEUE,
     secretsKey: config.SECRETS_KEY,
     outboundAllowCidrs: config.OUTBOUND_ALLOW_CIDRS,
-    delivery: {
-      retryInitialMs: config.DELIVERY_RETRY_INITIAL_MS,
-      retryBackoff: config.DELIVERY_RETRY_BACKOFF,
-      maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
-      timeoutMs: config.DELIVERY_TIMEOUT_MS,
-      disableAfterHours: config.ENDPOINT_DISABLE_AFTER_HOURS,
-    },
+    delivery: deliverySettingsFrom(config),
     deliveryRelay: {
       batchMax: config.DELIVERY_BATCH_MAX ?? defaultDeliveryRelaySettings.batchMax,
       lanes: config.DELIVERY_RELAY_LANES ?? defaultDeliveryRelaySettings.lanes,
