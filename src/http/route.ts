@@ -77,6 +77,11 @@ export interface RouteSpec<
    * verifier, after the inbound key is known, so an unknown key is 404 and a missing signature 401).
    */
   documentedHeaders?: z.ZodObject;
+  /**
+   * Run on the API's interactive Postgres pool instead of the main one: a recording-job step, which a user waits on,
+   * then never queues for a connection behind ingest acceptance and other bulk requests (decision 103).
+   */
+  interactive?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (
     input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; readRaw: () => Promise<Buffer> },

@@ -10,7 +10,7 @@ import { parseInput } from './validate.ts';
 const defaultBodyLimit = 1024 * 1024;
 
 async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): Promise<void> {
-  const em = services.orm.em.fork();
+  const em = (route.interactive ? services.interactiveOrm : services.orm).em.fork();
   const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
   const account = await authenticate(route.auth, ctx, em, services.adminToken, rawParams.accountId);
   ctx.state.account = account;

@@ -12,6 +12,8 @@ import type { SecretBox } from '../security/secret-box.ts';
 /** What the API needs from the outside world; built once at start and shared by every request. */
 export interface ApiServices {
   orm: Orm;
+  /** The pool of the routes marked `interactive` (recording-job steps), apart from `orm` (decision 103). */
+  interactiveOrm: Orm;
   temporal: { client: Client; connection: Connection; taskQueue: string; interactiveTaskQueue: string };
   adminToken: string;
   logger: Logger;

@@ -5,6 +5,12 @@ import { migrations } from './migrations/index.ts';
 
 export type Orm = MikroORM;
 
+/**
+ * The size of a pool kept for recording-job steps, apart from bulk work: the interactive worker's beside the bulk one
+ * (decision 89) and the API's for its job routes (decision 103). A step holds one connection at a time.
+ */
+export const interactivePoolMax = 4;
+
 export function ormOptions(databaseUrl: string, poolMax = 10): Options {
   return {
     clientUrl: databaseUrl,

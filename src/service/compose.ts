@@ -14,7 +14,7 @@ import { defaultDeliveryRelaySettings, type DeliveryRelaySettings } from '../out
 import { defaultIngestRelaySettings, type IngestRelaySettings } from '../outbox/ingest-relay.ts';
 import { createPushProvider, type PushSettings } from '../outbound/push/create-push-provider.ts';
 import { createIngestRateLimiter, type RateLimit } from '../persistence/ingest-rate-limiter.ts';
-import { connectOrm, type Orm } from '../persistence/orm.ts';
+import { connectOrm, interactivePoolMax, type Orm } from '../persistence/orm.ts';
 import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import { createTemporalClients, type TemporalClients } from '../temporal/client.ts';
@@ -169,10 +169,14 @@ export const apiSettingsFrom = (settings: ServiceSettings, config: IngestConfig)
 /** An API instance wakes the ingest relays at most this often (decision 92). */
 const ingestWakeWindowMs = 20;
 
-/** Builds the API's long-lived dependencies. Pass `orm` to share one pool with a worker in the same process. */
+/**
+ * Builds the API's long-lived dependencies. Pass `orm` to share one pool with a worker in the same process; the job
+ * routes' interactive pool is the API's own either way (decision 103).
+ */
 export async function createApiServices(settings: ApiSettings, orm?: Orm): Promise<ApiServices> {
   const temporal = createTemporalClients(settings.temporalAddress, settings.namespace);
   const apiOrm = orm ?? (await connectOrm(settings.databaseUrl));
+  const interactiveOrm = await connectOrm(settings.databaseUrl, interactivePoolMax);
   const secrets = createSecretBox(settings.secretsKey);
   const backlog = () =>
     measureIngestBacklog(apiOrm.em.fork()).catch((error: unknown) => {
@@ -181,6 +185,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
     });
   return {
     orm: apiOrm,
+    interactiveOrm,
     temporal: { ...temporal, taskQueue: settings.taskQueue, interactiveTaskQueue: interactiveTaskQueueOf(settings) },
     adminToken: settings.adminToken,
     logger: settings.logger,
@@ -208,6 +213,7 @@ export async function closeApiServices(services: ApiServices, options: { keepOrm
   await services.ingest.wakeRelay.close();
   await services.ingest.rateLimiter.close();
   await services.temporal.connection.close();
+  await services.interactiveOrm.close();
   if (!options.keepOrm) await services.orm.close();
 }
 

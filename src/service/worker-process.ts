@@ -2,7 +2,7 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { WorkerRole } from '../config.ts';
 import { defaultIngestRelaySettings, startIngestRelay } from '../outbox/ingest-relay.ts';
 import type { RunningRelay } from '../outbox/relay-loop.ts';
-import { connectOrm, type Orm } from '../persistence/orm.ts';
+import { connectOrm, interactivePoolMax, type Orm } from '../persistence/orm.ts';
 import { createTemporalClients } from '../temporal/client.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
@@ -17,9 +17,6 @@ export interface ServiceWorker {
   /** Stops the relays, drains the workers and releases what they opened. */
   stop(): Promise<void>;
 }
-
-/** The interactive worker's own Postgres pool: a job step never waits for a connection behind bulk activities. */
-const interactivePoolMax = 4;
 
 /** The queues a worker process of this role polls, bulk first; one name when both queues are one. */
 export function taskQueuesOfRole(role: WorkerRole, settings: Pick<ServiceSettings, 'taskQueue' | 'interactiveTaskQueue'>): string[] {

@@ -16,18 +16,22 @@ export async function query<T extends pg.QueryResultRow = any>(sql: string, para
  * Runs `sql` in a transaction of its own and keeps it open until `release`, holding the locks it took: a request that
  * needs them waits for the test, deterministically, with no sleep.
  */
-export async function holdInTransaction(sql: string, params: unknown[] = []): Promise<{ release(): Promise<void> }> {
+export async function holdInTransaction(sql: string, params: unknown[] = []): Promise<{ pid: number; release(): Promise<void> }> {
   const client = new pg.Client({ connectionString: inject('databaseUrl') });
   await client.connect();
+  let pid: number;
   try {
     await client.query('begin');
     await client.query(sql, params);
+    pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   } catch (error) {
     await client.end();
     throw error;
   }
   let released: Promise<void> | undefined;
   return {
+    /** The holding backend, for `pg_blocking_pids` to tell which sessions wait on it. */
+    pid,
     release: () => (released ??= client.query('commit').then(() => client.end())),
   };
 }
