@@ -20,6 +20,8 @@
  * process under `nice -n BULK_NICENESS` (19) and an interactive one under `nice -n INTERACTIVE_NICENESS` (-10), with the
  * Temporal dev server under `nice -n TEMPORAL_NICENESS` (-10), as docker-compose.yml weighs them (the raised ones only
  * where this process may raise a priority),
+ * API_PROCESS=1 to serve the job calls (and the load's ingest posts) from an API in a process of its own, as deployed
+ * (under `nice -n API_NICENESS`, 0),
  * INGEST_API=process to send the load's ingest posts to a second API instance in a process of its own (under
  * `nice -n INGEST_API_NICENESS`, 0), SHARED_QUEUE=1
  * to run job runs on the bulk task queue and one worker (as before the interactive queue), DATABASE_URL (a server to
@@ -90,6 +92,13 @@ const BULK_NICENESS = positiveInt('BULK_NICENESS', 19, 0);
  */
 const INTERACTIVE_NICENESS = grantedNiceness(positiveInt('INTERACTIVE_NICENESS', SPLIT_WORKERS ? -10 : 0, -20));
 const TEMPORAL_NICENESS = grantedNiceness(positiveInt('TEMPORAL_NICENESS', SPLIT_WORKERS ? -10 : 0, -20));
+/**
+ * The API that the job calls (and the load's ingest posts, unless INGEST_API=process) go to runs in a process of its
+ * own, as `npm run api` deploys it, rather than in this one, beside the clients, the receiver and the publisher.
+ */
+const API_PROCESS = process.env.API_PROCESS === '1';
+/** That process's niceness (granted only where this process may raise a priority). */
+const API_NICENESS = grantedNiceness(positiveInt('API_NICENESS', 0, -20));
 /** The load's ingest posts go to a second API instance in a process of its own, not to the one the job calls use. */
 const INGEST_API_PROCESS = process.env.INGEST_API === 'process';
 /** That instance's niceness: ingest as bulk work, below the job calls' CPU priority. */
@@ -538,15 +547,19 @@ async function main(context: BenchContext): Promise<number> {
   const baselineServer = await startJobsBaseline(services);
   teardown.add('baseline API server', baselineServer.close);
   progress(`baseline API (same routes, job handlers writing directly) at ${baselineServer.url}`);
+  const unlimitedIngestEnv = {
+    INGEST_RATE_LIMIT_PER_SECOND: String(unlimitedIngest.perSecond),
+    INGEST_RATE_LIMIT_BURST: String(unlimitedIngest.burst),
+  };
+  // The job calls go to an API in a process of its own (as deployed), or to the one in this process.
+  const serviceOrigin = API_PROCESS ? await startBenchApiProcess(context, stack, unlimitedIngestEnv, { niceness: API_NICENESS }) : api.url;
+  if (API_PROCESS) progress(`API (in a process of its own, as npm run api) at ${serviceOrigin}`);
   // Ingest served by a second API instance of its own, or by the one the job calls go to.
   const ingestOrigin = INGEST_API_PROCESS
-    ? await startBenchApiProcess(context, stack, {
-        INGEST_RATE_LIMIT_PER_SECOND: String(unlimitedIngest.perSecond),
-        INGEST_RATE_LIMIT_BURST: String(unlimitedIngest.burst),
-      }, { niceness: INGEST_API_NICENESS })
-    : api.url;
+    ? await startBenchApiProcess(context, stack, unlimitedIngestEnv, { niceness: INGEST_API_NICENESS })
+    : serviceOrigin;
   if (INGEST_API_PROCESS) progress(`ingest API (a second instance, in a process of its own) at ${ingestOrigin}`);
-  const serviceClient = createJsonClient(api.url, CONCURRENCY);
+  const serviceClient = createJsonClient(serviceOrigin, CONCURRENCY);
   teardown.add('service client', async () => serviceClient.close());
   const baselineClient = createJsonClient(baselineServer.url, CONCURRENCY);
   teardown.add('baseline client', async () => baselineClient.close());
@@ -726,7 +739,7 @@ async function main(context: BenchContext): Promise<number> {
   out(`| loaded | ${underLoad.count} | ${ms(underLoad.p50)} | ${ms(underLoad.p99)} | ${ms(loadedUpdate.p50)} | ${ms(loadedUpdate.p99)} | ${fmt(callsPerS(loaded), 1)} |`);
   out(`  p99 loaded / idle       ${fmt(ratioLoadedToIdle, 2)}   (goal: <= 2)`);
   out(`  p50 loaded / idle       ${fmt(underLoad.p50 / idle.p50, 2)}`);
-  out(`  bench event loop delay  p50 / p99 / max ms: idle ${loopDelayLine(idleLoopDelay)}, loaded ${loopDelayLine(loadedLoopDelay)} (this process's: the timing client, the API the job calls go to${INGEST_API_PROCESS ? '' : ' and the ingest posts'}, the webhook load's publisher and receiver)`);
+  out(`  bench event loop delay  p50 / p99 / max ms: idle ${loopDelayLine(idleLoopDelay)}, loaded ${loopDelayLine(loadedLoopDelay)} (this process's: the timing client${API_PROCESS ? '' : `, the API the job calls go to${INGEST_API_PROCESS ? '' : ' and the ingest posts'}`}, the webhook load's publisher and receiver)`);
   out();
   printPhase('Baseline over HTTP (the same API: Koa, auth, zod, ownership reads; job handlers call createJobRecord/applyJobAction on an ORM fork, no Temporal)', viaHttp, httpLabel, N);
   out();
@@ -788,6 +801,8 @@ async function main(context: BenchContext): Promise<number> {
       bulkNiceness: SPLIT_WORKERS ? BULK_NICENESS : 0,
       interactiveNiceness: SPLIT_WORKERS ? INTERACTIVE_NICENESS : 0,
       temporalNiceness: TEMPORAL_NICENESS,
+      apiProcess: API_PROCESS,
+      apiNiceness: API_PROCESS ? API_NICENESS : 0,
       ingestApiProcess: INGEST_API_PROCESS,
       ingestApiNiceness: INGEST_API_PROCESS ? INGEST_API_NICENESS : 0,
       idleP99: idle.p99,
