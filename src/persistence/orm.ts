@@ -11,7 +11,10 @@ export type Orm = MikroORM;
  */
 export const interactivePoolMax = 4;
 
-export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+/** The size of a process's main pool unless it asks for another. */
+export const defaultPoolMax = 10;
+
+export function ormOptions(databaseUrl: string, poolMax = defaultPoolMax): Options {
   return {
     clientUrl: databaseUrl,
     entities,

@@ -14,6 +14,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Another API instance's URL; the run's API by default. */
   baseUrl?: string;
+  /** Gives up on the call (it rejects), e.g. `AbortSignal.timeout(ms)` where a hang would be the failure. */
+  signal?: AbortSignal;
 }
 
 /** Calls the running service over HTTP, the way a client would. */
@@ -25,7 +27,7 @@ export async function call<T = any>(method: string, path: string, options: CallO
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${options.baseUrl ?? inject('apiUrl')}${path}`, { method, headers, body });
+  const response = await fetch(`${options.baseUrl ?? inject('apiUrl')}${path}`, { method, headers, body, signal: options.signal });
   const text = await response.text();
   let parsed: unknown = text;
   try {
