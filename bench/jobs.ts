@@ -55,6 +55,7 @@ import { createJsonClient, type JsonClient, type TimedResponse } from './support
 import { runBench, startBenchApi, startBenchApiProcess, startBenchWorker, startBenchWorkerProcess, startStack, type BenchContext, type Stack } from './support/stack.ts';
 import { taskQueuesOfRole } from '../src/service/worker-process.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
+import { watchGcPauses, type GcPauses } from './support/gc-pauses.ts';
 import { machineLines } from './support/machine.ts';
 import { grantedNiceness } from './support/niceness.ts';
 import { Recording, startBenchReceiver } from './support/receiver.ts';
@@ -502,7 +503,16 @@ const loopDelayFigures = (histogram: ReturnType<typeof monitorEventLoopDelay>) =
   p99: histogram.percentile(99) / 1e6,
   max: histogram.max / 1e6,
 });
+/** A phase's slowest update calls, each with when it started (s after the phase's first call): what sets its p99. */
+const slowestUpdatesLine = (record: PhaseRecord, count = 4) =>
+  record.samples
+    .filter((sample) => updateKinds.includes(sample.kind))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, count)
+    .map((sample) => `${sample.kind} ${ms(sample.ms)} ms at ${fmt((sample.startedAt - record.startedAt) / 1000, 1)} s`)
+    .join(', ');
 const loopDelayLine = (figures: ReturnType<typeof loopDelayFigures>) => `${ms(figures.p50)} / ${ms(figures.p99)} / ${ms(figures.max)}`;
+const gcLine = (pauses: GcPauses) => `${pauses.count} pauses, ${ms(pauses.totalMs)} ms in all, longest ${ms(pauses.maxMs)} ms`;
 
 const abortableSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -598,10 +608,12 @@ async function main(context: BenchContext): Promise<number> {
   // showing how much of a loaded call's time is this process's queueing, not the service's.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  const gcPauses = watchGcPauses();
   const cpuServiceStart = cpuSnapshot();
   const service = await runPhase('service', N, signal, (index, record) => httpLifecycle(serviceClient, measured, measured.messages[index]!, index, record));
   const cpuServiceCalls = cpuSnapshot();
   const idleLoopDelay = loopDelayFigures(loopDelay);
+  const idleGc = gcPauses.figures();
   const jobsStarted = new Set(service.samples.filter((sample) => sample.kind === 'create').map((sample) => sample.jobId!)).size;
   const counts = await waitForRuns('service runs', stack, measured.accountId, jobsStarted, 3 * service.completed, signal);
   const cpuServiceSettled = cpuSnapshot();
@@ -648,6 +660,7 @@ async function main(context: BenchContext): Promise<number> {
   );
   const cpuLoadStart = cpuSnapshot();
   loopDelay.reset();
+  gcPauses.reset();
   const webhookLoad = startWebhookLoad(publisher, webhookRecording, LOAD_DELIVERIES, LOAD_DELIVERY_RATE || undefined);
   // The ingest clients run in a thread of their own: they load the service, not the event loop it shares with them.
   const ingestLoad = driveIngestLoadInThread({
@@ -671,7 +684,12 @@ async function main(context: BenchContext): Promise<number> {
       record: loaded,
       stopStarting: stopStarting.signal,
     });
-    const capped = await Promise.race([phase.then(() => false), abortableSleep(Math.max(1, LOAD_MAX_S - LOAD_RAMP_S) * 1000, signal).then(() => true)]);
+    // The cap's timer is cleared when the phase ends first: left pending, it kept the process alive up to LOAD_MAX_S
+    // after the report.
+    const phaseEnded = new AbortController();
+    const cap = abortableSleep(Math.max(1, LOAD_MAX_S - LOAD_RAMP_S) * 1000, AbortSignal.any([signal, phaseEnded.signal]));
+    const capped = await Promise.race([phase.then(() => false), cap.then(() => true)]);
+    phaseEnded.abort();
     signal.throwIfAborted();
     if (capped) {
       // Calls stuck behind a backlog may not end while the load lasts: stop here, and count those still open at
@@ -691,6 +709,8 @@ async function main(context: BenchContext): Promise<number> {
   const cpuLoadEnd = cpuSnapshot();
   const loadedLoopDelay = loopDelayFigures(loopDelay);
   loopDelay.disable();
+  const loadedGc = gcPauses.figures();
+  gcPauses.stop();
   signal.removeEventListener('abort', stopLoad);
   const ingestAccepted = ingestResult.acceptedTags.length;
   const ingestOthers = [...ingestResult.statuses].filter(([status]) => status !== '202');
@@ -739,7 +759,10 @@ async function main(context: BenchContext): Promise<number> {
   out(`| loaded | ${underLoad.count} | ${ms(underLoad.p50)} | ${ms(underLoad.p99)} | ${ms(loadedUpdate.p50)} | ${ms(loadedUpdate.p99)} | ${fmt(callsPerS(loaded), 1)} |`);
   out(`  p99 loaded / idle       ${fmt(ratioLoadedToIdle, 2)}   (goal: <= 2)`);
   out(`  p50 loaded / idle       ${fmt(underLoad.p50 / idle.p50, 2)}`);
+  out(`  slowest, idle           ${slowestUpdatesLine(service)} (of ${fmt((service.endedAt - service.startedAt) / 1000, 1)} s)`);
+  out(`  slowest, loaded         ${slowestUpdatesLine(loaded)} (of ${fmt((loaded.endedAt - loaded.startedAt) / 1000, 1)} s)`);
   out(`  bench event loop delay  p50 / p99 / max ms: idle ${loopDelayLine(idleLoopDelay)}, loaded ${loopDelayLine(loadedLoopDelay)} (this process's: the timing client${API_PROCESS ? '' : `, the API the job calls go to${INGEST_API_PROCESS ? '' : ' and the ingest posts'}`}, the webhook load's publisher and receiver)`);
+  out(`  bench GC                idle ${gcLine(idleGc)}; loaded ${gcLine(loadedGc)} (this process's main thread)`);
   out();
   printPhase('Baseline over HTTP (the same API: Koa, auth, zod, ownership reads; job handlers call createJobRecord/applyJobAction on an ORM fork, no Temporal)', viaHttp, httpLabel, N);
   out();
@@ -823,6 +846,8 @@ async function main(context: BenchContext): Promise<number> {
       loadedCallsInFlightAtCap: inFlightAtCap.length,
       idleLoopDelayP99: idleLoopDelay.p99,
       loadedLoopDelayP99: loadedLoopDelay.p99,
+      loadedLoopDelayMax: loadedLoopDelay.max,
+      loadedGcMaxMs: loadedGc.maxMs,
       unexpectedStatuses: unexpected,
     }),
   );
