@@ -609,6 +609,7 @@ async function main(context: BenchContext): Promise<number> {
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const gcPauses = watchGcPauses();
+  teardown.add('GC observer', async () => gcPauses.stop());
   const cpuServiceStart = cpuSnapshot();
   const service = await runPhase('service', N, signal, (index, record) => httpLifecycle(serviceClient, measured, measured.messages[index]!, index, record));
   const cpuServiceCalls = cpuSnapshot();
@@ -710,7 +711,6 @@ async function main(context: BenchContext): Promise<number> {
   const loadedLoopDelay = loopDelayFigures(loopDelay);
   loopDelay.disable();
   const loadedGc = gcPauses.figures();
-  gcPauses.stop();
   signal.removeEventListener('abort', stopLoad);
   const ingestAccepted = ingestResult.acceptedTags.length;
   const ingestOthers = [...ingestResult.statuses].filter(([status]) => status !== '202');
