@@ -237,6 +237,11 @@ class PhaseRecord {
     if (this.problems.length < 5) this.problems.push(`${key}: ${detail}`);
   }
 
+  /** First call's start to last call's end, in seconds. */
+  get wallSeconds(): number {
+    return (this.endedAt - this.startedAt) / 1000;
+  }
+
   get unexpectedCount(): number {
     return [...this.unexpected.values()].reduce((sum, count) => sum + count, 0);
   }
@@ -409,7 +414,7 @@ function callFigures(record: PhaseRecord, kind: Kind): CallFigures {
 const ms = (value: number) => fmt(value, 1);
 
 function printPhase(title: string, record: PhaseRecord, labels: Record<Kind, string>, count: number): void {
-  const wallS = (record.endedAt - record.startedAt) / 1000;
+  const wallS = record.wallSeconds;
   out(title);
   out(`  lifecycles              ${record.completed} of ${count} completed (7 calls each)`);
   out(`  calls per second        ${fmt(record.samples.length / wallS, 1)}   (${record.samples.length} calls / ${fmt(wallS, 2)} s, first call start -> last call end, ${CONCURRENCY} lifecycles in flight)`);
@@ -492,8 +497,11 @@ function printStages(title: string, result: Awaited<ReturnType<typeof whereTimeG
 }
 
 /** p50 and p99 over the calls that send a workflow update (every kind but GET), with `open` ones at their time so far. */
+/** The samples of the calls that send a workflow update. */
+const updateSamples = (samples: CallSample[]) => samples.filter((sample) => updateKinds.includes(sample.kind));
+
 function updateFigures(record: PhaseRecord, open: CallSample[] = []): { count: number; p50: number; p99: number } {
-  const sorted = ascending([...record.samples, ...open].filter((sample) => updateKinds.includes(sample.kind)).map((sample) => sample.ms));
+  const sorted = ascending(updateSamples([...record.samples, ...open]).map((sample) => sample.ms));
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
 
@@ -505,8 +513,7 @@ const loopDelayFigures = (histogram: ReturnType<typeof monitorEventLoopDelay>) =
 });
 /** A phase's slowest update calls, each with when it started (s after the phase's first call): what sets its p99. */
 const slowestUpdatesLine = (record: PhaseRecord, count = 4) =>
-  record.samples
-    .filter((sample) => updateKinds.includes(sample.kind))
+  updateSamples(record.samples)
     .sort((a, b) => b.ms - a.ms)
     .slice(0, count)
     .map((sample) => `${sample.kind} ${ms(sample.ms)} ms at ${fmt((sample.startedAt - record.startedAt) / 1000, 1)} s`)
@@ -728,7 +735,7 @@ async function main(context: BenchContext): Promise<number> {
   const machine = await machineLines(stack.sql, loadAtStart);
 
   // --- Report ----------------------------------------------------------------------------------------------------
-  const serviceWallS = (service.endedAt - service.startedAt) / 1000;
+  const serviceWallS = service.wallSeconds;
   const queues = SHARED_QUEUE ? `one task queue and one worker (SHARED_QUEUE=1)` : `job runs on ${workerQueues[1]} with a worker of their own`;
   out(`bench/jobs  N=${N}  LOADED_N=${LOADED_N}  CONCURRENCY=${CONCURRENCY}  warm-up=${WARMUP} lifecycles per path (not counted)  ${queues}`);
   if (SPLIT_WORKERS) out(`  CPU priority (niceness): bulk worker ${BULK_NICENESS}, interactive worker ${INTERACTIVE_NICENESS}, Temporal dev server ${TEMPORAL_NICENESS}`);
@@ -754,13 +761,13 @@ async function main(context: BenchContext): Promise<number> {
   out('Idle and loaded: the calls that send a workflow update (create, update, execute, recording, select, accept)');
   out('| Phase | Calls | p50 ms | p99 ms | PUT /job/update p50 ms | PUT /job/update p99 ms | calls/s (all types) |');
   out('|---|---|---|---|---|---|---|');
-  const callsPerS = (record: PhaseRecord) => record.samples.length / ((record.endedAt - record.startedAt) / 1000);
+  const callsPerS = (record: PhaseRecord) => record.samples.length / record.wallSeconds;
   out(`| idle | ${idle.count} | ${ms(idle.p50)} | ${ms(idle.p99)} | ${ms(idleUpdate.p50)} | ${ms(idleUpdate.p99)} | ${fmt(callsPerS(service), 1)} |`);
   out(`| loaded | ${underLoad.count} | ${ms(underLoad.p50)} | ${ms(underLoad.p99)} | ${ms(loadedUpdate.p50)} | ${ms(loadedUpdate.p99)} | ${fmt(callsPerS(loaded), 1)} |`);
   out(`  p99 loaded / idle       ${fmt(ratioLoadedToIdle, 2)}   (goal: <= 2)`);
   out(`  p50 loaded / idle       ${fmt(underLoad.p50 / idle.p50, 2)}`);
-  out(`  slowest, idle           ${slowestUpdatesLine(service)} (of ${fmt((service.endedAt - service.startedAt) / 1000, 1)} s)`);
-  out(`  slowest, loaded         ${slowestUpdatesLine(loaded)} (of ${fmt((loaded.endedAt - loaded.startedAt) / 1000, 1)} s)`);
+  out(`  slowest, idle           ${slowestUpdatesLine(service)} (of ${fmt(service.wallSeconds, 1)} s)`);
+  out(`  slowest, loaded         ${slowestUpdatesLine(loaded)} (of ${fmt(loaded.wallSeconds, 1)} s)`);
   out(`  bench event loop delay  p50 / p99 / max ms: idle ${loopDelayLine(idleLoopDelay)}, loaded ${loopDelayLine(loadedLoopDelay)} (this process's: the timing client${API_PROCESS ? '' : `, the API the job calls go to${INGEST_API_PROCESS ? '' : ' and the ingest posts'}`}, the webhook load's publisher and receiver)`);
   out(`  bench GC                idle ${gcLine(idleGc)}; loaded ${gcLine(loadedGc)} (this process's main thread)`);
   out();
@@ -795,8 +802,8 @@ async function main(context: BenchContext): Promise<number> {
   cpuLines('CPU, service (calls, then until every run closed)', cpuServiceStart, cpuServiceSettled, (settledAt - service.startedAt) / 1000, N);
   cpuLines('CPU, service, during the calls only', cpuServiceStart, cpuServiceCalls, serviceWallS, N);
   cpuLines('CPU, loaded phase (load ramp and lifecycles, per loaded lifecycle)', cpuLoadStart, cpuLoadEnd, loadWallS, LOADED_N);
-  cpuLines('CPU, HTTP baseline', cpuHttpStart, cpuHttpEnd, (viaHttp.endedAt - viaHttp.startedAt) / 1000, N);
-  cpuLines('CPU, direct baseline', cpuDirectStart, cpuDirectEnd, (direct.endedAt - direct.startedAt) / 1000, N);
+  cpuLines('CPU, HTTP baseline', cpuHttpStart, cpuHttpEnd, viaHttp.wallSeconds, N);
+  cpuLines('CPU, direct baseline', cpuDirectStart, cpuDirectEnd, direct.wallSeconds, N);
   if (process.env.DATABASE_URL) out("  (PostgreSQL at DATABASE_URL is not this process tree's, so it is not counted)");
   out();
   for (const line of machine) out(line);
