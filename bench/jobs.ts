@@ -56,7 +56,7 @@ import { runBench, startBenchApi, startBenchApiProcess, startBenchWorker, startB
 import { taskQueuesOfRole } from '../src/service/worker-process.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
 import { watchGcPauses, type GcPauses } from './support/gc-pauses.ts';
-import { machineLines } from './support/machine.ts';
+import { kernelSessionGroups, machineLines } from './support/machine.ts';
 import { grantedNiceness } from './support/niceness.ts';
 import { Recording, startBenchReceiver } from './support/receiver.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
@@ -835,6 +835,8 @@ async function main(context: BenchContext): Promise<number> {
       apiNiceness: API_PROCESS ? API_NICENESS : 0,
       ingestApiProcess: INGEST_API_PROCESS,
       ingestApiNiceness: INGEST_API_PROCESS ? INGEST_API_NICENESS : 0,
+      // The nicenesses above order PostgreSQL's backends too only when this is false (decision 104); null: unknown.
+      kernelSessionGroups: kernelSessionGroups() ?? null,
       idleP99: idle.p99,
       loadedP99: underLoad.p99,
       ratioLoadedToIdle,
