@@ -2,6 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { AbTestResults } from '../../domain/abtests/results-types.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 export const abTestStates = ['NEW', 'VALIDATED', 'SCHEDULED', 'RUNNING', 'COMPLETED', 'CANCELLED', 'FAILED'] as const;
 export type AbTestState = (typeof abTestStates)[number];
@@ -37,7 +38,7 @@ export const AbTest = defineEntity({
     decidedAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
   },
   indexes: [{ properties: ['appId', 'createdAt', 'id'] }, { properties: ['appId', 'state', 'createdAt', 'id'] }],
 });

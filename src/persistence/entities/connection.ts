@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 export const connectionStatuses = ['active', 'paused'] as const;
 export type ConnectionStatus = (typeof connectionStatuses)[number];
@@ -37,7 +38,7 @@ export const Connection = defineEntity({
     lastInboundAt: p.datetime().nullable(),
     lastOutboundAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
     deletedAt: p.datetime().nullable(),
   },
   indexes: [{ properties: ['accountId', 'createdAt', 'id'] }],

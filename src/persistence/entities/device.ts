@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
 import { App } from './app.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 export const platforms = ['ios', 'android', 'web'] as const;
 export type Platform = (typeof platforms)[number];
@@ -30,7 +31,7 @@ export const Device = defineEntity({
     locale: p.string().length(35).nullable(),
     timezone: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
     lastSeenAt: p.datetime().onCreate(() => new Date()),
     deletedAt: p.datetime().nullable(),
   },

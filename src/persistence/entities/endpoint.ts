@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 export const endpointStatuses = ['enabled', 'disabled'] as const;
 export type EndpointStatus = (typeof endpointStatuses)[number];
@@ -25,7 +26,7 @@ export const Endpoint = defineEntity({
     /** Start of the current run of failed attempts; cleared by any success. Drives the automatic disable. */
     failingSince: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
     deletedAt: p.datetime().nullable(),
   },
   indexes: [{ properties: ['accountId', 'createdAt', 'id'] }],

@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
 import { Experience } from './experience.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 export const experienceRunStatuses = ['running', 'completed', 'goal_reached', 'cancelled', 'failed'] as const;
 export type ExperienceRunStatus = (typeof experienceRunStatuses)[number];
@@ -44,7 +45,7 @@ export const ExperienceRun = defineEntity({
     endReason: p.enum(experienceEndReasons).nullable(),
     endDetail: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
   },
   uniques: [{ properties: ['experienceId', 'entryKey'] }],
   indexes: [

@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { ExperienceDefinition } from '../../domain/experiences/definition-schema.ts';
 import { Account } from './account.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 export const experienceStatuses = ['draft', 'active', 'paused', 'archived'] as const;
 export type ExperienceStatus = (typeof experienceStatuses)[number];
@@ -23,7 +24,7 @@ export const Experience = defineEntity({
     triggerEventType: p.string().length(200).nullable(),
     publishedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
   },
   indexes: [
     { properties: ['accountId', 'createdAt', 'id'] },

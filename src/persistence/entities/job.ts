@@ -3,6 +3,7 @@ import { jobStatuses } from '../../domain/jobs/job-transitions.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
 import { Notification } from './notification.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 /**
  * The queryable record of a recording job. Its workflow `job:<id>` owns the lifecycle and writes every transition
@@ -31,7 +32,7 @@ export const Job = defineEntity({
     selectedFileId: p.uuid().nullable(),
     lastTransitionId: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
   },
   indexes: [{ properties: ['accountId', 'createdAt', 'id'] }, { properties: ['appId', 'status', 'createdAt', 'id'] }],
 });

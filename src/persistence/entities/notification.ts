@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
 import { App } from './app.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 export const notificationStatuses = ['DRAFT', 'RECORDING', 'READY'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
@@ -34,7 +35,7 @@ export const Notification = defineEntity({
     recordingFileId: p.uuid().nullable(),
     recordingStockId: p.uuid().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
   },
   indexes: [{ properties: ['accountId', 'createdAt', 'id'] }, { properties: ['appId', 'status', 'createdAt', 'id'] }],
 });

@@ -2,6 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { SegmentRules } from '../../domain/segments/segment-rules.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 /**
  * An audience segment of an app (the spec's `filterId`): rules over its devices, evaluated live by one SQL query
@@ -17,7 +18,7 @@ export const Segment = defineEntity({
     name: p.string().length(200),
     rules: p.json<SegmentRules>(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
   },
   indexes: [{ properties: ['accountId', 'createdAt', 'id'] }, { properties: ['appId', 'createdAt', 'id'] }],
 });

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
+import { updatedAtProperty } from './updated-at.ts';
 
 /** A person of an account, known by the client's id for them (`clientUserId`). */
 export const Visitor = defineEntity({
@@ -13,7 +14,7 @@ export const Visitor = defineEntity({
     email: p.string().length(320).nullable(),
     phone: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: updatedAtProperty(),
   },
   uniques: [{ properties: ['accountId', 'clientUserId'] }],
 });
