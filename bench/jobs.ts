@@ -17,7 +17,8 @@
  * before the loaded lifecycles start (5), LOAD_MAX_S after which the loaded phase ends (150; calls still in flight then
  * count at their time so far), FLOOR_N runs of the Temporal floor (200, FLOOR_CONCURRENCY in flight, 16),
  * WORKER_PROCESS=1 to run the worker in a process of its own (as deployed), WORKER_PROCESS=split to run it as a bulk
- * process under `nice -n BULK_NICENESS` (19) and an interactive one under `nice -n INTERACTIVE_NICENESS` (-10), with the
+ * process under `nice -n BULK_NICENESS` (19) and an interactive one under `nice -n INTERACTIVE_NICENESS` (-10), each in a
+ * session and scheduling group of its own at that niceness (decision 106), with the
  * Temporal dev server under `nice -n TEMPORAL_NICENESS` (-10), as docker-compose.yml weighs them (the raised ones only
  * where this process may raise a priority),
  * API_PROCESS=1 to serve the job calls (and the load's ingest posts) from an API in a process of its own, as deployed

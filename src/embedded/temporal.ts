@@ -5,6 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { searchAttributes } from '../temporal/search-attributes.ts';
 import { temporalCli } from '../temporal/cli-path.ts';
 import { provisionOnThisMachine } from '../temporal/provision-cli.ts';
+import { weightedLaunchScript } from './weighted-launch.ts';
 
 export interface EmbeddedTemporal {
   address: string;
@@ -28,8 +29,9 @@ export interface EmbeddedTemporalOptions {
   /** Where the CLI lookup reports its steps; stderr when absent. */
   progress?: (line: string) => void;
   /**
-   * Runs the server under `nice -n <niceness>` (a negative value needs the privilege to raise a priority; without it
-   * `nice` warns and the server runs at the caller's priority). 0 or absent: the caller's priority.
+   * Runs the server under `nice -n <niceness>`, in a session of its own whose scheduling group has that niceness too
+   * (`weightedLaunchScript`; a negative value needs the privilege to raise a priority; without it `nice` warns and
+   * the server runs at the caller's priority). 0 or absent: the caller's priority, in the caller's session.
    */
   niceness?: number | undefined;
 }
@@ -79,14 +81,15 @@ export async function startEmbeddedTemporal(options: EmbeddedTemporalOptions): P
 }
 
 /**
- * The SDK starts the server from an executable path alone, so a priority is given by a two-line script that `exec`s
- * `nice` with the CLI: the server keeps the script's process and every thread it makes runs at that priority.
+ * The SDK starts the server from an executable path alone, so a priority is given by a small script that `exec`s,
+ * in a session of its own, `nice` with the CLI (`weightedLaunchScript`): the server keeps the script's process, and
+ * every thread it makes runs at that priority, which holds against other sessions too.
  */
 async function niceLauncher(cliPath: string, niceness: number): Promise<{ path: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'temporal-nice-'));
   const path = join(dir, 'temporal');
-  const quoted = `'${cliPath.replaceAll("'", `'\\''`)}'`;
-  await writeFile(path, `#!/bin/sh\nexec nice -n ${Math.trunc(niceness)} ${quoted} "$@"\n`);
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  await writeFile(path, `#!/bin/sh\nexec setsid /bin/sh -c ${quote(weightedLaunchScript(niceness))} ${quote(cliPath)} "$@"\n`);
   await chmod(path, 0o755);
   return { path, remove: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -21,8 +21,14 @@ async function threadNiceness(pid: number): Promise<number[]> {
   return stats.map((stat) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
 }
 
+/** The session id of a process (field 6 of /proc/<pid>/stat). */
+async function sessionOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+}
+
 describe.runIf(process.platform === 'linux')('the embedded Temporal server at a given CPU priority', () => {
-  it('runs the server itself, every thread of it, under that niceness, and stops it', async () => {
+  it('runs the server itself, every thread of it, under that niceness, in a session of its own, and stops it', async () => {
     const port = await freePort();
     const server = await startEmbeddedTemporal({ namespace: 'default', port, niceness: 7, progress: () => undefined });
     let pids: number[];
@@ -34,6 +40,12 @@ describe.runIf(process.platform === 'linux')('the embedded Temporal server at a 
       const niceness = await threadNiceness(pids[0]!);
       expect(niceness.length).toBeGreaterThan(1);
       expect(new Set(niceness)).toEqual(new Set([7]));
+      // A session of its own, whose scheduling group has the same niceness, so that it holds against other sessions
+      // where the kernel groups by session (decision 104).
+      expect(await sessionOf(pids[0]!)).toBe(pids[0]);
+      expect(await sessionOf(pids[0]!)).not.toBe(await sessionOf(process.pid));
+      const group = await readFile(`/proc/${pids[0]}/autogroup`, 'utf8').catch(() => undefined);
+      if (group !== undefined) expect(group).toMatch(/ nice 7\n?$/);
     } finally {
       await server.stop();
     }

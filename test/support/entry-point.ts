@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { weightedLaunchScript } from '../../src/embedded/weighted-launch.ts';
 
 export interface StartedEntryPoint {
   child: ChildProcess;
@@ -11,7 +12,7 @@ export interface StartedEntryPoint {
  * log line whose `msg` is `ready` (so its LOG_LEVEL must let that line through). Until then its output is kept, to
  * say why it did not start; after, stdout is drained and dropped and stderr goes to this process's stderr.
  * `niceness` starts it under `nice`, so that every thread it makes (libuv, V8, the Temporal SDK's core) runs at that
- * lower CPU priority. Used by the tests (test/support/instances.ts) and the benches (bench/support/stack.ts).
+ * CPU priority, in a session of its own whose scheduling group has the same niceness. Used by the tests (test/support/instances.ts) and the benches (bench/support/stack.ts).
  */
 export async function startEntryPoint(
   script: string,
@@ -20,8 +21,12 @@ export async function startEntryPoint(
   options: { niceness?: number | undefined; timeoutMs?: number } = {},
 ): Promise<StartedEntryPoint> {
   const niceness = options.niceness ?? 0;
-  const [command, args] = niceness === 0 ? [process.execPath, []] : ['nice', ['-n', String(niceness), process.execPath]];
-  const child = spawn(command, [...args, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // With a niceness, a session of its own (`detached`) whose scheduling group has it too, so that it holds against
+  // other sessions as well (weightedLaunchScript, decision 104).
+  const child =
+    niceness === 0
+      ? spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('/bin/sh', ['-c', weightedLaunchScript(niceness), process.execPath, script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   const keep = (chunk: Buffer) => (output += chunk.toString());
   let lookForReady = () => {};
