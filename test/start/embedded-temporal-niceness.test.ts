@@ -2,6 +2,7 @@ import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { startEmbeddedTemporal } from '../../src/embedded/temporal.ts';
 import { freePort } from '../support/instances.ts';
+import { procStatFields } from '../support/proc-stat.ts';
 
 /** The pids of the processes whose command line holds every one of `words` (Linux: /proc). */
 async function pidsRunning(words: string[]): Promise<number[]> {
@@ -14,17 +15,15 @@ async function pidsRunning(words: string[]): Promise<number[]> {
   return pids;
 }
 
-/** The niceness of each thread of a process (field 19 of /proc/<pid>/task/<tid>/stat). */
+/** The niceness of each thread of a process. */
 async function threadNiceness(pid: number): Promise<number[]> {
   const tids = await readdir(`/proc/${pid}/task`);
-  const stats = await Promise.all(tids.map((tid) => readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8')));
-  return stats.map((stat) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  return Promise.all(tids.map(async (tid) => Number((await procStatFields(`/proc/${pid}/task/${tid}/stat`))[16])));
 }
 
-/** The session id of a process (field 6 of /proc/<pid>/stat). */
+/** The session id of a process. */
 async function sessionOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+  return Number((await procStatFields(`/proc/${pid}/stat`))[3]);
 }
 
 describe.runIf(process.platform === 'linux')('the embedded Temporal server at a given CPU priority', () => {

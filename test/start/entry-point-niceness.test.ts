@@ -4,12 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startEntryPoint } from '../support/entry-point.ts';
+import { procStatFields } from '../support/proc-stat.ts';
 
-/** Fields of /proc/<pid>/stat after the command name: [0] is field 3 (state). */
-async function statFields(pid: number): Promise<string[]> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
+const statFields = (pid: number) => procStatFields(`/proc/${pid}/stat`);
 
 // The benches start the workers and the API at a niceness (bench/support/stack.ts). Where the kernel groups processes
 // by session, that niceness only holds against other sessions if the process is a session of its own whose group has
