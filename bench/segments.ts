@@ -79,7 +79,7 @@ async function explain(client: pg.Client, sql: string, withoutIndexes: boolean):
     await client.query('rollback');
   }
   const { rows } = await client.query(sql);
-  return { ms: best, indexes: [...indexesOf(plan!)], rows: rows.length === 1 && 'count' in rows[0] ? String(rows[0].count) : `${rows.length} rows` };
+  return { ms: best, indexes: [...indexesOf(plan!)], rows: rows.length === 1 && 'count' in rows[0] ? String((rows[0] as { count: unknown }).count) : `${rows.length} rows` };
 }
 
 async function main(): Promise<void> {

@@ -2,7 +2,7 @@ import { Agent, request } from 'node:https';
 
 export interface BaselineClient {
   post(url: string, headers: Record<string, string>, body: string): Promise<number>;
-  close(): void;
+  close: () => void;
 }
 
 /** The plain-Node path: one keep-alive HTTPS agent that trusts the bench certificate, nothing else. */

@@ -34,7 +34,7 @@ export interface LoadOptions {
   /** Builds request number `index` (0, 1, 2… across all clients), signed at the moment it is sent. */
   next(index: number): LoadRequest;
   /** Called about every `progressEveryMs` with the figures so far. */
-  onProgress?(elapsedMs: number, accepted: number, other: number, acceptedSinceLast: number): void;
+  onProgress?: (elapsedMs: number, accepted: number, other: number, acceptedSinceLast: number) => void;
   progressEveryMs?: number;
   /** Stops the clients early (no new requests; those in flight finish). */
   signal?: AbortSignal;

@@ -15,7 +15,7 @@ export interface BaselineConnection {
 
 export interface IngestBaselineServer {
   origin: string;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 // The same statement the service's storeInboundEvent issues (MikroORM's insert … on conflict do nothing), as one

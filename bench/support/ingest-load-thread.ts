@@ -11,7 +11,7 @@ export interface ThreadedIngestLoad {
   phase: string;
   /** Posts per second, spread over the clients; unset: closed loop (see `driveLoad`). */
   ratePerSecond?: number | undefined;
-  onProgress?(elapsedMs: number, accepted: number, other: number, acceptedSinceLast: number): void;
+  onProgress?: (elapsedMs: number, accepted: number, other: number, acceptedSinceLast: number) => void;
   signal?: AbortSignal;
 }
 

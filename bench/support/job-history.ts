@@ -32,7 +32,7 @@ export function updateTimelines(history: History, activityTypes: readonly string
   const activityOwner = new Map<string, string>();
   const waitingForActivity: string[] = [];
   for (const event of history.events ?? []) {
-    const at = epochMs(event.eventTime as Timestamp);
+    const at = epochMs(event.eventTime);
     const accepted = event.workflowExecutionUpdateAcceptedEventAttributes;
     if (accepted) {
       const updateId = accepted.acceptedRequest?.meta?.updateId ?? accepted.protocolInstanceId ?? '';

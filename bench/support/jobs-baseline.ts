@@ -9,7 +9,7 @@ import { applyJobAction } from '../../src/domain/jobs/apply-job-action.ts';
 import { createJobRecord } from '../../src/domain/jobs/create-job-record.ts';
 import { findOwnedJob, findOwnedRecording } from '../../src/domain/jobs/find-owned-job.ts';
 import { getNotification } from '../../src/domain/notifications/get-notification.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { buildApp, requestListener } from '../../src/http/app.ts';
 import type { RequestContext, RouteSpec } from '../../src/http/route.ts';
 import type { ApiServices } from '../../src/http/services.ts';
 
@@ -68,7 +68,7 @@ const direct: Record<string, Handler> = {
 
 export interface JobsBaselineServer {
   url: string;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /**
@@ -81,7 +81,7 @@ export async function startJobsBaseline(services: ApiServices): Promise<JobsBase
   const baselineRoutes = routes.map((route) => (direct[route.operationId] ? { ...route, handler: direct[route.operationId]! } : route));
   const missing = Object.keys(direct).filter((operationId) => !routes.some((route) => route.operationId === operationId));
   if (missing.length) throw new Error(`no such routes to replace: ${missing.join(', ')}`);
-  const server = createServer(buildApp(baselineRoutes, services).callback());
+  const server = createServer(requestListener(buildApp(baselineRoutes, services)));
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

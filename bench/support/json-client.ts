@@ -3,7 +3,7 @@ import { Agent, request } from 'node:http';
 export interface TimedResponse {
   /** The HTTP status, or 0 when the call failed without one (then `error` holds the code). */
   status: number;
-  body: any;
+  body: unknown;
   error?: string;
   /** Request start → response fully read, in ms (the JSON is parsed after the clock stops). */
   ms: number;
@@ -14,7 +14,7 @@ export interface TimedResponse {
 
 export interface JsonClient {
   call(method: string, path: string, options?: { token?: string; body?: unknown }): Promise<TimedResponse>;
-  close(): void;
+  close: () => void;
 }
 
 const now = () => performance.timeOrigin + performance.now();

@@ -55,26 +55,25 @@ export class PoolProbe {
 
   attach(pool: pg.Pool): void {
     const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-    const probe = this;
-    pool.connect = function (this: pg.Pool, ...args: unknown[]) {
+    pool.connect = ((...args: unknown[]) => {
       if (args.length > 0) return (connect as (...rest: unknown[]) => unknown)(...args);
       const asked = performance.now();
       return connect().then((client) => {
         const got = performance.now();
-        if (probe.recording) probe.acquireWaits.push(got - asked);
-        probe.#held.set(client, { since: got, transaction: false });
-        probe.#instrument(client);
+        if (this.recording) this.acquireWaits.push(got - asked);
+        this.#held.set(client, { since: got, transaction: false });
+        this.#instrument(client);
         // pg-pool gives the client a new release() at every checkout, so it is wrapped at every checkout.
         const release = client.release.bind(client);
         client.release = ((...rest: Parameters<typeof client.release>) => {
-          const held = probe.#held.get(client);
-          if (held && probe.recording) (held.transaction ? probe.transactionHolds : probe.statementHolds).push(performance.now() - held.since);
-          probe.#held.delete(client);
+          const held = this.#held.get(client);
+          if (held && this.recording) (held.transaction ? this.transactionHolds : this.statementHolds).push(performance.now() - held.since);
+          this.#held.delete(client);
           return release(...rest);
-        }) as typeof client.release;
+        });
         return client;
       });
-    } as typeof pool.connect;
+    }) as typeof pool.connect;
   }
 
   #instrument(client: pg.PoolClient): void {

@@ -44,7 +44,7 @@ export interface BenchReceiver {
   secrets: string[];
   /** Where receipts go; swap it between phases. */
   recording: Recording;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /**

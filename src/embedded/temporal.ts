@@ -12,7 +12,7 @@ export interface EmbeddedTemporal {
   /** The CLI binary the server runs, for other `temporal` commands. */
   cliPath: string;
   uiUrl: string | undefined;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 export interface EmbeddedTemporalOptions {

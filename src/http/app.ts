@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import { accessLog } from './access-log.ts';
 import { errorHandler } from './error-handler.ts';
@@ -19,4 +20,13 @@ export function buildApp(routes: RouteSpec[], services: ApiServices): Koa {
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/**
+ * The app as a Node request listener. Koa's handler answers its own errors and never rejects, so Node, which
+ * ignores what a listener returns, loses nothing.
+ */
+export function requestListener(app: Koa): RequestListener {
+  const handle = app.callback();
+  return (request, response) => void handle(request, response);
 }

@@ -76,7 +76,7 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
       ...headerParamsOf(route),
     },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
-    responses: responses as ZodOpenApiOperationObject['responses'],
+    responses: responses,
   };
 }
 

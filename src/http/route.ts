@@ -95,5 +95,5 @@ export function defineRoute<
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(spec: RouteSpec<A, P, Q, B>): RouteSpec {
-  return spec as unknown as RouteSpec;
+  return spec;
 }

@@ -1,5 +1,6 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
+import type {} from './request-state.ts';
 import { authenticate } from './auth.ts';
 import { parseJsonBody, readRawBody } from './body.ts';
 import { idempotencyKeyOf, runIdempotently } from './idempotency.ts';
@@ -31,7 +32,7 @@ async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): 
     account,
     services,
   };
-  const run = (idempotency?: Idempotency) => route.handler({ params, query, body, readRaw } as never, { ...context, idempotency } as never);
+  const run = (idempotency?: Idempotency) => route.handler({ params, query, body, readRaw }, { ...context, idempotency });
   const result = idempotencyKey === undefined
     ? await run()
     : await runIdempotently(

@@ -13,7 +13,7 @@ export interface MetricsListener {
   /** The registry to count on; undefined when METRICS_PORT is unset (nothing is served, nothing collected). */
   registry: Registry | undefined;
   url: string | undefined;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** `host:port` as a listener address, with an IPv6 host in brackets. */

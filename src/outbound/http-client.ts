@@ -14,7 +14,7 @@ export interface OutboundHttpClient {
    * A lower-case `user-agent` in `headers` replaces the webhooks' one.
    */
   post(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<OutboundResponse>;
-  close(): void;
+  close: () => void;
 }
 
 export interface OutboundHttpOptions {

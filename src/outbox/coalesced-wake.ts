@@ -2,9 +2,9 @@ import type { Logger } from '../logger.ts';
 
 export interface CoalescedWake {
   /** Asks for a wake; never waits and never throws. */
-  wake(): void;
+  wake: () => void;
   /** Drops a pending wake and waits for the one in flight. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /**

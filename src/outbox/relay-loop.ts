@@ -32,9 +32,9 @@ export interface RelayLoopOptions {
 
 export interface RunningRelay {
   /** Asks the loop to look for work now (a writer in the same process may call it instead of NOTIFY). */
-  wake(): void;
+  wake: () => void;
   /** Stops claiming, waits for the batches in flight and closes the listener. */
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 const maxBackoffMs = 5_000;

@@ -13,7 +13,7 @@ export interface IngestRateLimiter {
   consume(key: string, limit: RateLimit, points?: number): Promise<RateDecision>;
   /** Trips to Postgres this instance has made for reservations so far (each is one or two upserts). */
   reservations(): number;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** Requests above the steady rate draw on the burst allowance, which refills over this window. */

@@ -28,5 +28,5 @@ export async function paginate<T extends Keyed>(
     orderBy: { createdAt: 'desc', id: 'desc' } as never,
     includeCount: false,
   });
-  return { items: result.items as T[], nextCursor: result.hasNextPage ? result.endCursor : null };
+  return { items: result.items, nextCursor: result.hasNextPage ? result.endCursor : null };
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { routes } from '../api/routes.ts';
-import { buildApp } from '../http/app.ts';
+import { buildApp, requestListener } from '../http/app.ts';
 import type { ApiServices } from '../http/services.ts';
 import { resealLegacySecrets } from '../domain/secrets/reseal-legacy-secrets.ts';
 import { sweepExpiredIdempotencyKeys } from '../persistence/idempotency-keys.ts';
@@ -11,11 +11,11 @@ export interface RunningApi {
   url: string;
   server: Server;
   /** Stops accepting connections and waits for requests in flight to finish. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export async function startApiServer(port: number, services: ApiServices, host = '0.0.0.0'): Promise<RunningApi> {
-  const server = createServer(buildApp(routes, services).callback());
+  const server = createServer(requestListener(buildApp(routes, services)));
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

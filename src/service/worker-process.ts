@@ -15,7 +15,7 @@ export interface ServiceWorker {
   /** Settles when every worker has stopped; rejects as soon as one fails. */
   finished: Promise<void>;
   /** Stops the relays, drains the workers and releases what they opened. */
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 /** The queues a worker process of this role polls, bulk first; one name when both queues are one. */

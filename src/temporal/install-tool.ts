@@ -107,9 +107,9 @@ async function runPip(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
     await promisify(execFile)('python3', command, { env, maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     const failed = error as NodeJS.ErrnoException & { stderr?: string };
-    if (failed.code === 'ENOENT') throw new Error('python3 is not on PATH');
+    if (failed.code === 'ENOENT') throw new Error('python3 is not on PATH', { cause: error });
     const lines = (failed.stderr ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
-    throw new Error(lines.find((line) => line.startsWith('ERROR:')) ?? lines.at(-1) ?? failed.message);
+    throw new Error(lines.find((line) => line.startsWith('ERROR:')) ?? lines.at(-1) ?? failed.message, { cause: error });
   }
 }
 

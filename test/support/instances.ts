@@ -9,7 +9,7 @@ import { startEntryPoint } from './entry-point.ts';
 /** An address nothing listens on: a dependency that is down. */
 export const unreachable = '127.0.0.1:9';
 
-export type ApiInstance = RunningApi & { stop(): Promise<void> };
+export type ApiInstance = RunningApi & { stop: () => Promise<void> };
 
 /**
  * Another API instance in this process, on the run's database, Temporal server and task queue unless the test

@@ -25,7 +25,7 @@ export interface TestReceiver {
   requests: ReceivedRequest[];
   respondWith(responder: Responder): void;
   waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** A real HTTPS webhook receiver on loopback, answering as the test scripts it (200 by default). */

@@ -42,7 +42,7 @@ async function install(): Promise<void> {
     await rename(staging, cacheDir);
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
-    throw new Error(`could not install ${requirement} with ${python} -m pip: ${(error as { stderr?: string }).stderr ?? String(error)}`);
+    throw new Error(`could not install ${requirement} with ${python} -m pip: ${(error as { stderr?: string }).stderr ?? String(error)}`, { cause: error });
   }
 }
 

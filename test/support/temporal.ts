@@ -23,7 +23,7 @@ export function connectTestEnvironment(): Promise<TestWorkflowEnvironment> {
 }
 
 /** A Temporal client on the run's dev server; close its connection after use. */
-export async function temporalClient(): Promise<{ client: Client; close(): Promise<void> }> {
+export async function temporalClient(): Promise<{ client: Client; close: () => Promise<void> }> {
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   return { client: new Client({ connection, namespace: inject('namespace') }), close: () => connection.close() };
 }

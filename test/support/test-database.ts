@@ -8,7 +8,7 @@ import type { Logger } from '../../src/logger.ts';
 
 export interface TestDatabase {
   url: string;
-  drop(): Promise<void>;
+  drop: () => Promise<void>;
 }
 
 const withDatabase = (serverUrl: string, database: string) => {

@@ -20,7 +20,7 @@ interface ComposeService {
   build?: string | { context?: string; dockerfile?: string };
   command?: string | string[];
   entrypoint?: string | string[];
-  environment?: Record<string, unknown> | string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   restart?: string;
   ports?: Array<string | number | { target?: number; published?: string | number }>;
@@ -51,7 +51,7 @@ function environment(svc: ComposeService): Record<string, string | undefined> {
     );
   }
   return Object.fromEntries(
-    Object.entries(env).map(([key, value]) => [key, value === null || value === undefined ? undefined : String(value)]),
+    Object.entries(env).map(([key, value]) => [key, value === null ? undefined : String(value)]),
   );
 }
 

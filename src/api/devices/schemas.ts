@@ -67,7 +67,7 @@ export function sortBatch(rows: RowResult[]): { valid: Array<{ index: number; de
   rows.forEach((row, index) => {
     if ('device' in row) valid.push({ index, device: row.device });
     else {
-      const details = row.issues.map((issue) => ({ path: formatDetailPath('body', ['devices', index, ...(issue.path as PropertyKey[])]), message: issue.message }));
+      const details = row.issues.map((issue) => ({ path: formatDetailPath('body', ['devices', index, ...(issue.path)]), message: issue.message }));
       failed.push({ index, error: { code: 'validation_failed', message: 'The device is not valid', details } });
     }
   });

@@ -42,7 +42,10 @@ export const ingestRoutes = [
     documentedHeaders: signatureHeaders,
     bodyLimit: ingestBodyLimit,
     responses: {
-      202: { description: 'Committed to the ingest outbox; processed by a batch run. A batch answers { events: [...] }', schema: acceptedSchema },
+      202: {
+        description: 'Committed to the ingest outbox; processed by a batch run. A provider batch answers { events: [...] }',
+        schema: z.union([acceptedSchema, batchAcceptedSchema]),
+      },
       401: { description: 'Signature missing or invalid (`invalid_signature`), or timestamp out of the window (`timestamp_out_of_window`)' },
       403: { description: 'The connection is paused (`connection_paused`)' },
       404: { description: 'Unknown inbound key' },

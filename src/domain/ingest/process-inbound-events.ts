@@ -49,7 +49,7 @@ export async function processInboundEvents(
   }
 
   const outcomes: ProcessedEvent[] = [];
-  let failure: unknown;
+  let failure: { error: unknown } | undefined;
   const queue = [...persons.values()];
   const worker = async () => {
     for (let group = queue.shift(); group; group = queue.shift()) {
@@ -60,7 +60,7 @@ export async function processInboundEvents(
           outcomes.push({ eventId: row.id, state });
         } catch (error) {
           if (!(error instanceof DomainError)) {
-            failure ??= error;
+            failure ??= { error };
             break; // the person's later events wait for the retry, so their order holds
           }
           await finishInboundEvent(deps.em.fork(), { eventId: row.id, status: 'FAILED', reason: error.message });
@@ -70,7 +70,7 @@ export async function processInboundEvents(
     }
   };
   await Promise.all(Array.from({ length: personsInParallel }, worker));
-  if (failure) throw failure;
+  if (failure) throw failure.error;
   return outcomes;
 }
 

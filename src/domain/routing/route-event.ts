@@ -166,6 +166,6 @@ async function enterRun(
     })
     .onConflict()
     .ignore()
-    .execute('run');
+    .execute<{ affectedRows: number }>('run');
   return inserted.affectedRows > 0 ? runId : null;
 }

@@ -83,7 +83,7 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
       if (messages.length === 0) return [];
       // One token for the batch first: when none can be had, no message is tried.
       const first = await accessToken();
-      const results: PushResult[] = new Array(messages.length);
+      const results = new Array<PushResult>(messages.length);
       if (typeof first !== 'string') {
         messages.forEach((message, index) => (results[index] = { sendId: message.sendId, ...first }));
       } else {

@@ -64,7 +64,7 @@ export interface PushProvider {
   name: 'log' | 'fcm';
   /** One result per message, in the messages' order. `signal` stops the batch: what was not sent comes back `retry`. */
   sendBatch(messages: PushMessage[], signal?: AbortSignal): Promise<PushResult[]>;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** A stored push message as a device gets it: the recording only once the message is READY. */

@@ -55,14 +55,14 @@ function expectAllFinite(value: unknown): void {
 describe('normal and chi-square functions', () => {
   it.each([
     [0, 1],
-    [0.5, 0.47950012218695346],
+    [0.5, 0.4795001221869535],
     [1, 0.15729920705028513],
-    [2, 0.0046777349810472658],
-    [3, 2.2090496998585441e-5],
-    [5, 1.5374597944280349e-12],
-    [10, 2.0884875837625448e-45],
-    [20, 5.3958656116079009e-176],
-    [-1, 1.8427007929497149],
+    [2, 0.004677734981047266],
+    [3, 2.209049699858544e-5],
+    [5, 1.537459794428035e-12],
+    [10, 2.088487583762545e-45],
+    [20, 5.395865611607901e-176],
+    [-1, 1.842700792949715],
   ])('erfc(%s) matches mpmath to 1.2e-7 relative, far tail included', (x, expected) => {
     expectRelative(erfc(x), expected, 1.2e-7);
   });
@@ -74,9 +74,9 @@ describe('normal and chi-square functions', () => {
   });
 
   it.each([
-    [0.975, 1.9599639845400539],
-    [0.8, 0.84162123357291436],
-    [0.001, -3.0902323061678135],
+    [0.975, 1.9599639845400538],
+    [0.8, 0.8416212335729144],
+    [0.001, -3.0902323061678136],
   ])('normalQuantile(%s) matches mpmath', (p, expected) => {
     expectRelative(normalQuantile(p), expected, 1e-6);
   });
@@ -88,8 +88,8 @@ describe('normal and chi-square functions', () => {
     expect(() => normalQuantile(Number.NaN)).toThrow(RangeError);
   });
 
-  it('chi-square with 1 df: the 0.001 critical value 10.828 gives p ≈ 0.001 (mpmath: 0.00099976571958309236)', () => {
-    expectRelative(chiSquareOneDfPValue(10.828), 0.00099976571958309236, 1e-6);
+  it('chi-square with 1 df: the 0.001 critical value 10.828 gives p ≈ 0.001 (mpmath: 0.0009997657195830924)', () => {
+    expectRelative(chiSquareOneDfPValue(10.828), 0.0009997657195830924, 1e-6);
     expect(chiSquareOneDfPValue(0)).toBe(1);
   });
 });
@@ -185,10 +185,10 @@ describe("Fisher's exact test", () => {
   //   lf = lambda n: mpmath.loggamma(n + 1)
   //   logw = lambda x: -lf(x) - lf(100000 - x) - lf(100300 - x) - lf(x - 300)   # constant terms cancel
   //   w = [mpmath.exp(logw(x) - logw(50150)) for x in range(300, 100001)]
-  //   sum(v for v in w if v <= w[50000 - 300] * (1 + mpmath.mpf(10)**-7)) / sum(w)   # 0.181165485445141198...
+  //   sum(v for v in w if v <= w[50000 - 300] * (1 + mpmath.mpf(10)**-7)) / sum(w)   # 0.1811654854451412...
   // (scipy.stats.fisher_exact([[50000, 50300], [50000, 49700]]) agrees: 0.18116548544759448.)
   it('sums a support of 99,701 tables (50,000 vs 50,300 clicks of 100,000 sends each)', () => {
-    expectRelative(fisherExactPValue(arms(100_000, 50_000, 100_000, 50_300)), 0.18116548544514119, 1e-7);
+    expectRelative(fisherExactPValue(arms(100_000, 50_000, 100_000, 50_300)), 0.1811654854451412, 1e-7);
   });
 
   it('counts tables of equal probability on both sides, despite rounding', () => {

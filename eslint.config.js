@@ -1,0 +1,49 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Type-aware lint for every folder, workflows/ and activities/ included: `npm test` runs it after `tsc --noEmit`
+ * and before the suite. The promise rules are the point: a forgotten `await` on an activity, a workflow API or a
+ * database call type-checks and fails silently at run time.
+ */
+export default tseslint.config(
+  { ignores: ['node_modules/', '.data/', 'test/fixtures/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.cjs', 'test/architecture/*.cjs'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      // A leading underscore marks a parameter a signature needs, or a property a destructuring leaves out on purpose.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // Many functions are async because the interface they implement is (route handlers, providers, stop hooks);
+      // the promise rules above catch the real mistakes.
+      '@typescript-eslint/require-await': 'off',
+      // A `let` read by a closure before its one assignment cannot be a `const`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // Tests read response bodies as untyped JSON and assert on them with expect(); typing every body would add
+    // casts, not safety. The promise rules still hold here.
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+);
