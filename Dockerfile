@@ -22,7 +22,7 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 # The workflow bundle, built once from this code: workers load it instead of running webpack at each start, which
-# takes seconds and leaves the process about 175 MiB larger (docs/performance.md, decision 100).
+# takes seconds and leaves the process about 175 MiB larger (docs/adr/0042-workers-load-a-prebuilt-workflow-bundle.md).
 RUN node src/main/bundle-workflows.ts build/workflow-bundle.js
 ENV WORKFLOW_BUNDLE_PATH=/app/build/workflow-bundle.js
 USER node

@@ -1,7 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { attemptDelivery } from '../src/domain/deliveries/attempt-delivery.ts';
 import { finishDelivery } from '../src/domain/deliveries/finish-delivery.ts';
-import { prepareDeliveries, type DeliveryTarget } from '../src/domain/deliveries/prepare-deliveries.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /**
@@ -10,10 +9,6 @@ import type { ActivityDeps } from './deps.ts';
  */
 export function createDeliveryActivities({ orm, http, secrets, temporal, delivery, metrics }: ActivityDeps) {
   return {
-    async prepareDeliveries(input: { eventId: string; onlyEndpointId?: string | undefined }): Promise<DeliveryTarget[]> {
-      return prepareDeliveries(orm.em.fork(), input);
-    },
-
     async attemptDelivery(input: { deliveryId: string }): Promise<{ delivered: boolean; reason?: string }> {
       const em = orm.em.fork();
       const result = await attemptDelivery(

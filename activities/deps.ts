@@ -13,7 +13,7 @@ export interface ActivityDeps {
   logger: Logger;
   http: OutboundHttpClient;
   secrets: SecretBox;
-  /** A client for starting runs from an activity (publishing an event starts its fan-out). */
+  /** A client for starting and signalling runs from an activity (routing starts flow runs; linking releases held events). */
   temporal: TemporalAccess;
   delivery: DeliverySettings;
   /** Sends pushes: the provider PUSH_PROVIDER names (log by default). */

@@ -12,7 +12,7 @@ import {
   saveExperienceRunProgress,
   type EndRunInput,
 } from '../src/domain/experiences/run-steps.ts';
-import { renderTemplate } from '../src/domain/experiences/render-template.ts';
+import { renderTemplate } from '../src/sandbox-safe/experiences/render-template.ts';
 import { callProvider } from '../src/domain/providers/call-provider.ts';
 import type { PathStep } from '../src/persistence/entities/experience-run.ts';
 import { derivedId } from '../src/security/ids.ts';

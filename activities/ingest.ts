@@ -1,9 +1,9 @@
 import { finishInboundEvent, routeInboundEvent } from '../src/domain/ingest/route-inbound-event.ts';
 import { failInboundEvents, processInboundEvents, type ProcessedEvent } from '../src/domain/ingest/process-inbound-events.ts';
-import { recordInboundEvent, type LinkOutcome } from '../src/domain/ingest/record-inbound-event.ts';
-import type { AcceptedEvent } from '../src/domain/ingest/store-inbound-event.ts';
+import { linkInboundEvent, type LinkOutcome } from '../src/domain/ingest/link-inbound-event.ts';
 import type { RoutingOutcome } from '../src/domain/routing/route-event.ts';
 import type { EventConfig } from '../src/persistence/entities/connection.ts';
+import type { AcceptedEvent } from '../workflows/ingest-event.contract.ts';
 import { withDomainFailures } from './domain-failures.ts';
 import type { ActivityDeps } from './deps.ts';
 import { whileHeartbeating } from './heartbeat.ts';
@@ -19,7 +19,7 @@ const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
 export function createIngestActivities({ orm, temporal, metrics, logger }: ActivityDeps) {
   return {
     async recordInboundEvent(accepted: AcceptedEvent, config: EventConfig): Promise<LinkOutcome> {
-      const linked = await withDomainFailures(() => recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
+      const linked = await withDomainFailures(() => linkInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
       if (linked.outcome === 'ignored' || linked.outcome === 'held') metrics.eventProcessed(recordedStatus[linked.outcome]);
       return linked;
     },

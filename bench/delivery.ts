@@ -12,7 +12,7 @@
  * Environment (all optional): N events (300), CONCURRENCY publishers (16), WARMUP events per path before measuring
  * (10, not counted), SINGLE events published one at a time (30), TEMPORAL_DB=memory|file (memory: the dev server as
  * the tests run it; file: its state in a SQLite file, as `npm start` keeps it), SQLITE_TUNING=on|off (on: the pragmas
- * `npm start` applies, src/embedded/temporal.ts; off: SQLite's defaults), DATABASE_URL (a server to create a scratch
+ * `npm start` applies, src/dev/embedded-temporal.ts; off: SQLite's defaults), DATABASE_URL (a server to create a scratch
  * database on; embedded PostgreSQL otherwise), DELIVERY_RELAY_LINGER_MS (the relay's, 20), LOG_LEVEL for the
  * service's own logs on stderr (warn).
  */
@@ -37,7 +37,7 @@ import { runBench, startBenchWorker, startStack, type BenchContext } from './sup
 import { ascending, figuresOf, fmt, percentile, runBounded, type PhaseFigures } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
-import { fileSqlitePragmas } from '../src/embedded/temporal.ts';
+import { fileSqlitePragmas } from '../src/dev/embedded-temporal.ts';
 import { defaultDeliveryRelaySettings } from '../src/outbox/delivery-relay.ts';
 
 const positiveInt = (name: string, fallback: number, min = 1) => {

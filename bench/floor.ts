@@ -1,4 +1,4 @@
-import { startEmbeddedTemporal } from '../src/embedded/temporal.ts';
+import { startEmbeddedTemporal } from '../src/dev/embedded-temporal.ts';
 import { installTemporalRuntime } from '../src/temporal/worker.ts';
 import { createBenchLogger } from './support/logger.ts';
 import { positiveInt } from './support/env.ts';

@@ -18,7 +18,7 @@
  * count at their time so far), FLOOR_N runs of the Temporal floor (200, FLOOR_CONCURRENCY in flight, 16),
  * WORKER_PROCESS=1 to run the worker in a process of its own (as deployed), WORKER_PROCESS=split to run it as a bulk
  * process under `nice -n BULK_NICENESS` (19) and an interactive one under `nice -n INTERACTIVE_NICENESS` (-10), each in a
- * session and scheduling group of its own at that niceness (decision 106), with the
+ * session and scheduling group of its own at that niceness (docs/adr/0048-a-niced-process-gets-a-session-of-its-own.md), with the
  * Temporal dev server under `nice -n TEMPORAL_NICENESS` (-10), as docker-compose.yml weighs them (the raised ones only
  * where this process may raise a priority),
  * API_PROCESS=1 to serve the job calls (and the load's ingest posts) from an API in a process of its own, as deployed
@@ -90,7 +90,7 @@ const WORKER_PROCESS = process.env.WORKER_PROCESS === '1' || SPLIT_WORKERS;
 const BULK_NICENESS = positiveInt('BULK_NICENESS', 19, 0);
 /**
  * When the workers are split, the interactive worker and the Temporal dev server, which every job step passes
- * through, run at a raised CPU priority (decision 102); each granted only where this process may raise one.
+ * through, run at a raised CPU priority (docs/adr/0044-a-raised-priority-for-what-every-job-step-passes-through.md); each granted only where this process may raise one.
  */
 const INTERACTIVE_NICENESS = grantedNiceness(positiveInt('INTERACTIVE_NICENESS', SPLIT_WORKERS ? -10 : 0, -20));
 const TEMPORAL_NICENESS = grantedNiceness(positiveInt('TEMPORAL_NICENESS', SPLIT_WORKERS ? -10 : 0, -20));
@@ -836,7 +836,7 @@ async function main(context: BenchContext): Promise<number> {
       apiNiceness: API_PROCESS ? API_NICENESS : 0,
       ingestApiProcess: INGEST_API_PROCESS,
       ingestApiNiceness: INGEST_API_PROCESS ? INGEST_API_NICENESS : 0,
-      // The nicenesses above order PostgreSQL's backends too only when this is false (decision 104); null: unknown.
+      // The nicenesses above order PostgreSQL's backends too only when this is false (docs/adr/0046-cpu-priorities-where-the-scheduler-honours-them.md); null: unknown.
       kernelSessionGroups: kernelSessionGroups() ?? null,
       idleP99: idle.p99,
       loadedP99: underLoad.p99,

@@ -143,11 +143,27 @@ const apiSettings = {
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters'),
 };
 
+/**
+ * The management API's rate limit (src/http/rate-limit.ts): requests a second per account on the API-key routes and
+ * per admin token on the admin routes, plus a burst allowance per 10 s. Ingest has its own (INGEST_RATE_LIMIT_*).
+ */
+const apiRateLimitSettings = {
+  API_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(100),
+  API_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+};
+/** The limit when none is set, for callers that build the API's settings by hand (tests, benches). */
+const apiRateLimitConfigDefaults = z.object(apiRateLimitSettings).parse({});
+export const apiRateLimitDefaults = {
+  perSecond: apiRateLimitConfigDefaults.API_RATE_LIMIT_PER_SECOND,
+  burst: apiRateLimitConfigDefaults.API_RATE_LIMIT_BURST,
+};
+
 const productionSchemas = {
   api: z
     .object({
       ...sharedSettings,
       ...apiSettings,
+      ...apiRateLimitSettings,
       ...deliverySettings,
       ...ingestSettings,
       ...metricsSettings,
@@ -184,6 +200,7 @@ const embeddedSchema = z
     ...sharedSettings,
     ...deliverySettings,
     ...deliveryRelaySettings,
+    ...apiRateLimitSettings,
     ...ingestSettings,
     ...ingestRelaySettings,
     ...pushSettings,

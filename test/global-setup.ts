@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedTemporal } from '../src/embedded/temporal.ts';
+import { startEmbeddedTemporal } from '../src/dev/embedded-temporal.ts';
 import { createLogger } from '../src/logger.ts';
 import { connectOrm, migrateUp } from '../src/persistence/orm.ts';
 import { startApiServer } from '../src/service/api-server.ts';
@@ -86,7 +86,10 @@ export default async function setup(project: TestProject) {
     const worker = await startServiceWorker(settings, orm, { workflowBundle: { codePath: workflowBundlePath }, outboundCa: certificate.cert });
     cleanups.push(worker.stop);
 
-    const services = await createApiServices({ ...settings, adminToken, ingestRateLimit: { perSecond: 1000, burst: 1000 } }, orm);
+    // The tests and the schemathesis run drive the API hard: its rate limit is far above what they send (the limiter
+    // still runs on every request). test/api/api-rate-limit.test.ts starts an instance with the default limit.
+    const apiRateLimit = { perSecond: 100_000, burst: 100_000 };
+    const services = await createApiServices({ ...settings, adminToken, apiRateLimit, ingestRateLimit: { perSecond: 1000, burst: 1000 } }, orm);
     cleanups.push(() => closeApiServices(services, { keepOrm: true }));
     const api = await startApiServer(0, services, '127.0.0.1');
     cleanups.push(api.close);

@@ -1,8 +1,6 @@
-import type { WithStartWorkflowOperation } from '@temporalio/client';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { AbTestState } from '../src/persistence/entities/ab-test.ts';
-import { AbTestState as AbTestStateKey, AccountId, AppId, EntityId, EntityType } from '../src/temporal/search-attributes.ts';
-import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
+import { AbTestState as AbTestStateKey, AccountId, AppId, EntityId, EntityType } from '../src/sandbox-safe/search-attributes.ts';
 
 /**
  * The contract of an A/B test's run, `abtest:<testId>`: it waits for playTime, snapshots the audience, sends A and B,
@@ -11,7 +9,7 @@ import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
  */
 export const abTestWorkflowType = 'abTest';
 
-export interface AbTestInputV1 {
+export interface AbTestInput {
   version: 1;
   testId: string;
   accountId: string;
@@ -21,7 +19,6 @@ export interface AbTestInputV1 {
   /** Continue as new past this many history events (the server's own suggestion also triggers it). */
   historyLimit?: number | undefined;
 }
-export type AbTestInput = AbTestInputV1;
 
 /** What the run knows of itself; live counts of sends and clicks are in Postgres (GET /abtest/get). */
 export interface AbTestRunState {
@@ -54,30 +51,3 @@ export const abTestSearchAttributes = (input: AbTestInput) => [
   { key: EntityId, value: input.testId },
   { key: AbTestStateKey, value: ['SCHEDULED'] },
 ];
-
-/**
- * Schedules the test: starts its run if there is none (update-with-start) and sets playTime; a run that exists (a
- * schedule withdrawn earlier) is scheduled again. The client's WithStartWorkflowOperation class is passed in so that
- * this module imports nothing from @temporalio/client at run time.
- */
-export function scheduleAbTestRun(
-  temporal: TemporalAccess,
-  Operation: typeof WithStartWorkflowOperation,
-  input: AbTestInput & { name: string },
-  playTime: number,
-): Promise<AbTestRunState> {
-  const { name, ...args } = input;
-  const startWorkflowOperation = new Operation<AbTestWorkflow>(abTestWorkflowType, {
-    workflowId: abTestWorkflowId(input.testId),
-    taskQueue: temporal.taskQueue,
-    args: [{ ...args, version: 1 }],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: abTestSearchAttributes(input),
-    staticSummary: `A/B test “${name}”`,
-    staticDetails: `App ${input.appId}`,
-  });
-  return temporal.client.workflow.executeUpdateWithStart(scheduleAbTest, { args: [{ playTime }], startWorkflowOperation });
-}
-
-export const abTestHandle = (temporal: Pick<TemporalAccess, 'client'>, testId: string) =>
-  temporal.client.workflow.getHandle<AbTestWorkflow>(abTestWorkflowId(testId));

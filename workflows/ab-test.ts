@@ -15,7 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { AbTestState } from '../src/persistence/entities/ab-test.ts';
-import { AbTestState as AbTestStateKey } from '../src/temporal/search-attributes.ts';
+import { AbTestState as AbTestStateKey } from '../src/sandbox-safe/search-attributes.ts';
 import { abTestState, cancelAbTest, scheduleAbTest, withdrawAbTest, type AbTestInput, type AbTestRunState } from './ab-test.contract.ts';
 import { failureReason } from './failure-reason.ts';
 

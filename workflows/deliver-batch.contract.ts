@@ -1,8 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { defineQuery } from '@temporalio/workflow';
-import { DeliveryId, EntityId, EntityType } from '../src/temporal/search-attributes.ts';
-import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
-import type { DeliveryRetry, DeliveryState } from './deliver-webhook.contract.ts';
+import { defineQuery, type ActivityOptions } from '@temporalio/workflow';
+import { DeliveryId, EntityId, EntityType } from '../src/sandbox-safe/search-attributes.ts';
 
 /**
  * The contract of one batched delivery run (`deliveries:<batchId>`): the delivery relay claims the pending deliveries
@@ -11,6 +8,38 @@ import type { DeliveryRetry, DeliveryState } from './deliver-webhook.contract.ts
  */
 export const deliverBatchWorkflowType = 'deliverBatch';
 
+/** The retry schedule of delivery attempts, fixed by the relay from its settings. */
+export interface DeliveryRetry {
+  initialMs: number;
+  backoff: number;
+  maxAttempts: number;
+  /** How long one HTTP attempt may take (DELIVERY_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+export interface DeliveryState {
+  status: 'pending' | 'succeeded' | 'failed';
+  reason?: string;
+}
+
+/** Error types after which another attempt cannot help; everything else is retried on the schedule. */
+export const nonRetryableDeliveryErrors = ['DeliveryRejected', 'EndpointUnavailable'];
+
+/** Room beyond the HTTP timeout for what an attempt does around the request: reads, signing, recording the attempt. */
+const attemptOverheadMs = 15_000;
+
+/** How a delivery's attempt activity runs and retries. */
+export const attemptOptions = (retry: DeliveryRetry): ActivityOptions => ({
+  startToCloseTimeout: retry.timeoutMs + attemptOverheadMs,
+  retry: {
+    initialInterval: retry.initialMs,
+    backoffCoefficient: retry.backoff,
+    maximumInterval: '10 hours',
+    maximumAttempts: retry.maxAttempts,
+    nonRetryableErrorTypes: nonRetryableDeliveryErrors,
+  },
+});
+
 export interface BatchedDelivery {
   deliveryId: string;
   eventId: string;
@@ -18,13 +47,12 @@ export interface BatchedDelivery {
   eventType: string;
 }
 
-export interface DeliverBatchInputV1 {
+export interface DeliverBatchInput {
   version: 1;
   batchId: string;
   deliveries: BatchedDelivery[];
   retry: DeliveryRetry;
 }
-export type DeliverBatchInput = DeliverBatchInputV1;
 
 export interface BatchedDeliveryState extends DeliveryState {
   deliveryId: string;
@@ -66,35 +94,3 @@ export const deliveryBatchSearchAttributes = (input: DeliverBatchInput) => [
   { key: DeliveryId, value: deliveryIdsAttribute(input.deliveries.map((delivery) => delivery.deliveryId)) },
 ];
 
-/** e.g. "Deliver 1 event: job.assigned evt_…" or "Deliver 12 events: job.assigned ×10, webhook.test ×2". */
-export function deliveryBatchSummary(input: DeliverBatchInput): string {
-  const [first] = input.deliveries;
-  if (input.deliveries.length === 1 && first) return `Deliver 1 event: ${first.eventType} ${first.eventId} to endpoint ${first.endpointId}`;
-  const counts = new Map<string, number>();
-  for (const delivery of input.deliveries) counts.set(delivery.eventType, (counts.get(delivery.eventType) ?? 0) + 1);
-  const named = [...counts].slice(0, 5).map(([type, count]) => `${type} ×${count}`);
-  const types = counts.size > named.length ? `${named.join(', ')}, …` : named.join(', ');
-  return `Deliver ${input.deliveries.length} events: ${types}`;
-}
-
-/**
- * Starts the batch's run. Idempotent: a relay that restarts a batch it (or a crashed relay) claimed before finds the
- * run already started, or already finished (REJECT_DUPLICATE: a finished batch is never sent again), and that counts
- * as success. Answers whether this call started it.
- */
-export async function startDeliveryBatch(temporal: TemporalAccess, input: DeliverBatchInput): Promise<boolean> {
-  try {
-    await temporal.client.workflow.start<DeliverBatchWorkflow>(deliverBatchWorkflowType, {
-      taskQueue: temporal.taskQueue,
-      workflowId: deliveryBatchWorkflowId(input.batchId),
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [input],
-      typedSearchAttributes: deliveryBatchSearchAttributes(input),
-      staticSummary: deliveryBatchSummary(input),
-    });
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw error;
-  }
-}

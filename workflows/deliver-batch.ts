@@ -1,14 +1,13 @@
 import { ActivityFailure, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { batchDeliveries, type BatchedDeliveryState, type DeliverBatchInput, type DeliverBatchResult } from './deliver-batch.contract.ts';
-import { attemptOptions } from './deliver-webhook.contract.ts';
+import { attemptOptions, batchDeliveries, type BatchedDeliveryState, type DeliverBatchInput, type DeliverBatchResult } from './deliver-batch.contract.ts';
 import { failureReason } from './failure-reason.ts';
 
 const { finishDelivery } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
 
 /**
  * One batch of deliveries (`deliveries:<batchId>`), claimed together by the delivery relay. Each delivery is sent side
- * by side with the others, exactly as a `deliverWebhook` run sends one: its HTTP attempts are one activity, retried
+ * by side with the others: its HTTP attempts are one activity, retried
  * with exponential backoff (a 429/503 Retry-After overrides the next delay) until one succeeds, the receiver rejects
  * it, or attempts run out. A delivered attempt marks its row itself; a failed delivery is marked by `finishDelivery`.
  * The run ends when every delivery is final.
@@ -27,7 +26,7 @@ export async function deliverBatch(input: DeliverBatchInput): Promise<DeliverBat
         if (outcome.delivered) return void (states[index] = { deliveryId, status: 'succeeded' });
         reason = outcome.reason ?? 'not delivered';
       } catch (error) {
-        // As in deliverWebhook: only the attempts' own end fails the delivery; anything else fails the workflow task.
+        // Only the attempts' own end fails the delivery; anything else (a bug) fails the workflow task.
         if (!(error instanceof ActivityFailure)) throw error;
         reason = failureReason(error);
       }

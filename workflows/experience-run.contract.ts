@@ -1,4 +1,3 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ExperienceDefinition } from '../src/domain/experiences/definition-schema.ts';
 import type { ExperienceEndReason, ExperienceRunStatus, PathStep } from '../src/persistence/entities/experience-run.ts';
@@ -11,13 +10,12 @@ import {
   ExperienceId,
   ExperienceVersion,
   RunStatus,
-} from '../src/temporal/search-attributes.ts';
-import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
+} from '../src/sandbox-safe/search-attributes.ts';
 
 /**
  * The contract of one person's run through one version of an experience (flow). Routing starts it
- * (`startExperienceRun`) and hands it later events of the same person (`deliverEventToRun`); the API cancels it
- * with the `cancel` update.
+ * and hands it later events of the same person (src/temporal/starters/experience-run.ts); the API cancels it with the
+ * `cancel` update.
  */
 export const experienceRunWorkflowType = 'experienceRun';
 
@@ -40,7 +38,7 @@ export interface RunPosition {
   waitUntil?: number | undefined;
 }
 
-export interface CarriedRunStateV1 {
+export interface CarriedRunState {
   version: 1;
   position: RunPosition;
   path: PathStep[];
@@ -52,9 +50,8 @@ export interface CarriedRunStateV1 {
   inbox: RunEvent[];
   nextSeq: number;
 }
-export type CarriedRunState = CarriedRunStateV1;
 
-export interface ExperienceRunInputV1 {
+export interface ExperienceRunInput {
   version: 1;
   runId: string;
   accountId: string;
@@ -72,7 +69,6 @@ export interface ExperienceRunInputV1 {
   /** Continue as new past this many history events (the server's own suggestion also triggers it). */
   historyLimit?: number | undefined;
 }
-export type ExperienceRunInput = ExperienceRunInputV1;
 
 /** What the `state` query and the `cancel` update answer. */
 export interface ExperienceRunState {
@@ -109,46 +105,3 @@ export const experienceRunSearchAttributes = (input: ExperienceRunInput) => [
   { key: RunStatus, value: 'running' },
   { key: CurrentNode, value: input.definition.start },
 ];
-
-const startOptions = (temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput) => ({
-  taskQueue: temporal.taskQueue,
-  workflowId,
-  // A run that has ended is never started again under its id.
-  workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
-  args: [input] as [ExperienceRunInput],
-  typedSearchAttributes: experienceRunSearchAttributes(input),
-  staticSummary: `${input.experienceName} v${input.experienceVersion} · ${input.clientUserId ? `user ${input.clientUserId}` : `anonymous (event ${input.trigger.eventId})`}`,
-});
-
-/** Starts a decided run; false when it exists already (started before, or ended). */
-export async function startExperienceRun(temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput): Promise<boolean> {
-  try {
-    await temporal.client.workflow.start<ExperienceRunWorkflow>(experienceRunWorkflowType, startOptions(temporal, workflowId, input));
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw error;
-  }
-}
-
-/**
- * Hands an event to a live run, starting the run first if its start has not happened yet (so an event that follows
- * its trigger closely is not lost). False when the run has already ended.
- */
-export async function deliverEventToRun(temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput, event: RunEvent): Promise<boolean> {
-  try {
-    await temporal.client.workflow.signalWithStart<ExperienceRunWorkflow, [RunEvent]>(experienceRunWorkflowType, {
-      ...startOptions(temporal, workflowId, input),
-      signal: runEvent,
-      signalArgs: [event],
-    });
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw error;
-  }
-}
-
-/** The run, for the cancel update and the state query. */
-export const experienceRunHandle = (temporal: Pick<TemporalAccess, 'client'>, workflowId: string) =>
-  temporal.client.workflow.getHandle<ExperienceRunWorkflow>(workflowId);

@@ -16,10 +16,10 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { RunRef } from '../src/domain/experiences/run-ref.ts';
-import { chooseSplitBranch, nodeById } from '../src/domain/experiences/definition-graph.ts';
+import { chooseSplitBranch, nodeById } from '../src/sandbox-safe/experiences/definition-graph.ts';
 import type { Condition, ExperienceNode } from '../src/domain/experiences/definition-schema.ts';
 import type { ExperienceEndReason, ExperienceRunStatus, PathStep } from '../src/persistence/entities/experience-run.ts';
-import { CurrentNode, RunStatus } from '../src/temporal/search-attributes.ts';
+import { CurrentNode, RunStatus } from '../src/sandbox-safe/search-attributes.ts';
 import {
   cancelRun,
   runEvent,

@@ -1,7 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
-import { EntityId, EntityType } from '../src/temporal/search-attributes.ts';
-import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
+import { EntityId, EntityType } from '../src/sandbox-safe/search-attributes.ts';
 import type { IngestState } from './ingest-event.contract.ts';
 
 /**
@@ -12,7 +10,7 @@ import type { IngestState } from './ingest-event.contract.ts';
  */
 export const ingestBatchWorkflowType = 'ingestBatch';
 
-export interface IngestBatchInputV1 {
+export interface IngestBatchInput {
   version: 1;
   batchId: string;
   /**
@@ -23,7 +21,6 @@ export interface IngestBatchInputV1 {
   /** At most this many events per activity (a person's events always share one). */
   chunkSize: number;
 }
-export type IngestBatchInput = IngestBatchInputV1;
 
 export interface IngestBatchResult {
   events: number;
@@ -40,24 +37,7 @@ export const ingestBatchWorkflowId = (batchId: string) => `ingest-batch:${batchI
 /** Relays start at most this many events per batch: ids only (about 40 bytes each), far below the 2 MB payload limit. */
 export const maxIngestBatchSize = 1000;
 
-/** Starts the batch's run; false when it already exists (a relay that crashed after the start, or another relay). */
-export async function startIngestBatch(temporal: TemporalAccess, input: IngestBatchInput): Promise<boolean> {
-  const events = input.groups.reduce((sum, group) => sum + group.length, 0);
-  try {
-    await temporal.client.workflow.start<IngestBatchWorkflow>(ingestBatchWorkflowType, {
-      taskQueue: temporal.taskQueue,
-      workflowId: ingestBatchWorkflowId(input.batchId),
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [input],
-      typedSearchAttributes: [
-        { key: EntityType, value: 'event-batch' },
-        { key: EntityId, value: input.batchId },
-      ],
-      staticSummary: `${events} inbound event(s) of ${input.groups.length} person(s)`,
-    });
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw error;
-  }
-}
+export const ingestBatchSearchAttributes = (input: IngestBatchInput) => [
+  { key: EntityType, value: 'event-batch' },
+  { key: EntityId, value: input.batchId },
+];

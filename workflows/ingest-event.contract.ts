@@ -1,9 +1,7 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { AcceptedEvent } from '../src/domain/ingest/store-inbound-event.ts';
+import type { InboundEnvelope } from '../src/domain/ingest/normalise/envelope.ts';
 import type { EventConfig } from '../src/persistence/entities/connection.ts';
-import { AccountId, ClientUserId, EntityId, EntityType, EventType } from '../src/temporal/search-attributes.ts';
-import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
+import { AccountId, ClientUserId, EntityId, EntityType, EventType } from '../src/sandbox-safe/search-attributes.ts';
 
 /**
  * The contract of the run of one accepted inbound event, `ingest:<connectionId>:<messageId>`: it links the event
@@ -11,12 +9,20 @@ import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
  */
 export const ingestEventWorkflowType = 'ingestEvent';
 
-export interface IngestEventInputV1 {
+/** An event the ingest endpoint accepted, as its run needs it. */
+export interface AcceptedEvent {
+  eventId: string;
+  accountId: string;
+  connectionId: string;
+  workflowId: string;
+  event: InboundEnvelope;
+}
+
+export interface IngestEventInput {
   version: 1;
   accepted: AcceptedEvent;
   config: EventConfig;
 }
-export type IngestEventInput = IngestEventInputV1;
 
 export interface IngestState {
   status: 'RECEIVED' | 'HELD' | 'PROCESSED' | 'IGNORED' | 'EXPIRED' | 'FAILED';
@@ -40,25 +46,3 @@ export const ingestSearchAttributes = (accepted: AcceptedEvent) => [
   { key: EventType, value: accepted.event.eventType },
   ...(accepted.event.clientUserId ? [{ key: ClientUserId, value: accepted.event.clientUserId }] : []),
 ];
-
-/**
- * Starts the event's run; false when it already exists (another request, or an earlier try, started it).
- * `source` names where the event came from, for the run's summary.
- */
-export async function startIngestRun(temporal: TemporalAccess, input: IngestEventInput, source: string): Promise<boolean> {
-  const { accepted } = input;
-  try {
-    await temporal.client.workflow.start<IngestEventWorkflow>(ingestEventWorkflowType, {
-      taskQueue: temporal.taskQueue,
-      workflowId: accepted.workflowId,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [input],
-      typedSearchAttributes: ingestSearchAttributes(accepted),
-      staticSummary: `${accepted.event.eventType} from ${source}`,
-    });
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw error;
-  }
-}

@@ -1,9 +1,7 @@
-import type { WithStartWorkflowOperation } from '@temporalio/client';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { EventType } from '../src/domain/events/event-types.ts';
 import type { JobChanges, JobFields, JobView, RecordingInput } from '../src/domain/jobs/job-view.ts';
-import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../src/temporal/search-attributes.ts';
-import type { TemporalAccess } from '../src/temporal/temporal-access.ts';
+import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../src/sandbox-safe/search-attributes.ts';
 
 /**
  * The contract of a recording job's run, `job:<jobId>`, from create to accept or cancel. Every step is a Workflow
@@ -19,17 +17,15 @@ export interface PendingJobEvent {
 }
 
 /** What a run hands to the next when it continues as new. */
-export interface CarriedJobStateV1 {
+export interface CarriedJobState {
   version: 1;
   job: JobView;
   outbox: PendingJobEvent[];
   artistOverdueSentFor: number | null;
   overdueSentFor: number | null;
 }
-export type CarriedJobState = CarriedJobStateV1;
 
-/** Runs started before inputs were versioned hold the same fields without `version` (read as version 1). */
-export interface RecordingJobInputV1 {
+export interface RecordingJobInput {
   version: 1;
   jobId: string;
   accountId: string;
@@ -38,7 +34,6 @@ export interface RecordingJobInputV1 {
   /** Continue as new past this many history events (the server's own suggestion also triggers it). */
   historyLimit?: number | undefined;
 }
-export type RecordingJobInput = RecordingJobInputV1;
 
 export type RecordingJobWorkflow = (input: RecordingJobInput) => Promise<JobView | null>;
 
@@ -64,48 +59,3 @@ export const jobSearchAttributes = (job: { jobId: string; accountId: string; app
   { key: EntityId, value: job.jobId },
   { key: JobStatus, value: 'CREATED' },
 ];
-
-export interface NewRecordingJob {
-  jobId: string;
-  accountId: string;
-  appId: string;
-  create: CreateJobArgs;
-  /**
-   * The create update's id. A retry with the same id joins the first call's run and gets its answer, instead of
-   * creating a second job (the API passes the Idempotency-Key).
-   */
-  updateId?: string | undefined;
-  historyLimit?: number | undefined;
-}
-
-/**
- * Starts the job's run and sends it `create` in one call (update-with-start), so either both happen or neither.
- * The client's WithStartWorkflowOperation class is passed in: this module is loaded in the workflow sandbox too, so it
- * imports nothing from @temporalio/client at run time.
- */
-export function createRecordingJobRun(
-  temporal: TemporalAccess,
-  Operation: typeof WithStartWorkflowOperation,
-  job: NewRecordingJob,
-): Promise<JobView> {
-  const { create } = job;
-  const startWorkflowOperation = new Operation<RecordingJobWorkflow>(recordingJobWorkflowType, {
-    workflowId: jobWorkflowId(job.jobId),
-    // Job steps are interactive: their runs (and so their activities) go to the interactive queue's own worker.
-    taskQueue: temporal.interactiveTaskQueue ?? temporal.taskQueue,
-    args: [{ version: 1, jobId: job.jobId, accountId: job.accountId, appId: job.appId, historyLimit: job.historyLimit }],
-    workflowIdConflictPolicy: job.updateId ? 'USE_EXISTING' : 'FAIL',
-    typedSearchAttributes: jobSearchAttributes(job),
-    staticSummary: `Recording job “${create.title}”${create.artist ? ` for ${create.artist}` : ''}`,
-    staticDetails: `Message ${create.notificationId} in app ${job.appId}`,
-  });
-  return temporal.client.workflow.executeUpdateWithStart(createJob, {
-    args: [create],
-    startWorkflowOperation,
-    ...(job.updateId ? { updateId: job.updateId } : {}),
-  });
-}
-
-/** The job's run, for updates and queries; it follows the workflow id to the latest run after continue-as-new. */
-export const recordingJobHandle = (temporal: Pick<TemporalAccess, 'client'>, jobId: string) =>
-  temporal.client.workflow.getHandle<RecordingJobWorkflow>(jobWorkflowId(jobId));

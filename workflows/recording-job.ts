@@ -14,9 +14,9 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { EventType } from '../src/domain/events/event-types.ts';
-import { isFinal, transition, type JobAction } from '../src/domain/jobs/job-transitions.ts';
+import { isFinal, transition, type JobAction } from '../src/sandbox-safe/job-transitions.ts';
 import type { JobView } from '../src/domain/jobs/job-view.ts';
-import { JobStatus } from '../src/temporal/search-attributes.ts';
+import { JobStatus } from '../src/sandbox-safe/search-attributes.ts';
 import {
   acceptJob,
   cancelJob,

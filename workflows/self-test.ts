@@ -8,7 +8,7 @@ const { readDatabaseClock } = proxyActivities<Activities>({
 });
 
 /** The smallest round trip through every part: API → Temporal → worker → activity → Postgres. */
-export async function selfTest(_input?: SelfTestInput): Promise<SelfTestResult> {
+export async function selfTest(_input: SelfTestInput): Promise<SelfTestResult> {
   const databaseNow = await readDatabaseClock();
   return { workflowId: workflowInfo().workflowId, databaseNow };
 }

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { deliveryConfigDefaults } from '../../src/config.ts';
 import type { DeliverySettings } from '../../src/domain/deliveries/delivery-settings.ts';
-import { freePort } from '../../src/embedded/postgres.ts';
-import { startEmbeddedTemporal } from '../../src/embedded/temporal.ts';
+import { freePort } from '../../src/dev/embedded-postgres.ts';
+import { startEmbeddedTemporal } from '../../src/dev/embedded-temporal.ts';
 import type { ApiServices } from '../../src/http/services.ts';
 import type { Logger } from '../../src/logger.ts';
 import { connectOrm, migrateUp, type Orm } from '../../src/persistence/orm.ts';
@@ -212,6 +212,25 @@ export interface BenchApi {
 }
 
 /**
+ * The management API's rate limit of a bench's API (in process or as its own process), unless the bench asks for
+ * another: far above what any bench sends, so that the benches measure the service, not the limit. The limiter still
+ * runs on every request, as in production. `API_RATE_LIMIT_PER_SECOND` and `API_RATE_LIMIT_BURST` in the bench's
+ * environment set it instead (e.g. the defaults, 100 and 200, to see a bench under the production limit).
+ */
+export const benchApiRateLimit = {
+  perSecond: positiveIntegerFromEnv('API_RATE_LIMIT_PER_SECOND', 1_000_000),
+  burst: positiveIntegerFromEnv('API_RATE_LIMIT_BURST', 1_000_000),
+};
+
+function positiveIntegerFromEnv(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, not ${text}`);
+  return value;
+}
+
+/**
  * The API as in its own process (`createApiServices`: its own ORM pool, unless `poolMax` asks for one of that size,
  * its own Temporal client, the Postgres rate limiter), served by `startApiServer` on a free loopback port.
  */
@@ -219,15 +238,24 @@ export async function startBenchApi(
   context: BenchContext,
   progress: Progress,
   stack: Stack,
-  options: { poolMax?: number | undefined; rateLimit?: { perSecond: number; burst: number } } = {},
+  options: {
+    poolMax?: number | undefined;
+    /** The ingest limit of connections that set none (INGEST_RATE_LIMIT_*); unset, 100 a second and 200 more per 10 s. */
+    rateLimit?: { perSecond: number; burst: number };
+    /** The management API's limit (API_RATE_LIMIT_*); unset, `benchApiRateLimit`. */
+    apiRateLimit?: { perSecond: number; burst: number };
+  } = {},
 ): Promise<BenchApi> {
   const { teardown } = context;
   const apiOrm = options.poolMax === undefined ? undefined : await connectOrm(stack.settings.databaseUrl, options.poolMax);
   if (apiOrm) teardown.add('API ORM', () => apiOrm.close());
   const rateLimit = options.rateLimit ?? { perSecond: 100, burst: 200 };
+  const apiRateLimit = options.apiRateLimit ?? benchApiRateLimit;
   const services = await createApiServices(
     apiSettingsFrom(stack.settings, {
       ADMIN_TOKEN: `adm_bench_${randomBytes(24).toString('hex')}`,
+      API_RATE_LIMIT_PER_SECOND: apiRateLimit.perSecond,
+      API_RATE_LIMIT_BURST: apiRateLimit.burst,
       INGEST_RATE_LIMIT_PER_SECOND: rateLimit.perSecond,
       INGEST_RATE_LIMIT_BURST: rateLimit.burst,
     }),
@@ -311,6 +339,8 @@ export async function startBenchApiProcess(
     env: {
       PORT: String(await freePort()),
       ADMIN_TOKEN: `adm_bench_${randomBytes(24).toString('hex')}`,
+      API_RATE_LIMIT_PER_SECOND: String(benchApiRateLimit.perSecond),
+      API_RATE_LIMIT_BURST: String(benchApiRateLimit.burst),
       ...env,
     },
   });

@@ -44,7 +44,7 @@ export interface WebhookPublisher {
   accountId: string;
 }
 
-/** Publishes one `webhook.test` event through the service (publishEvent: the row, then its fan-out run). */
+/** Publishes one `webhook.test` event through the service (publishEvent: the event and its delivery rows, which the relay starts in batches). */
 export const publishBenchEvent = (publisher: WebhookPublisher, eventId: string, index: number) =>
   publishEvent(
     { em: publisher.orm.em.fork(), temporal: publisher.temporal, delivery: publisher.delivery },

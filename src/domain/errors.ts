@@ -38,6 +38,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'invalid_state'
   | 'invalid_url'
+  | 'unknown_segment'
   | 'conflict'
   | 'abtest_not_valid'
   | 'idempotency_key_reused'
@@ -60,6 +61,7 @@ const statusOf: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   invalid_state: 409,
   invalid_url: 422,
+  unknown_segment: 422,
   conflict: 409,
   abtest_not_valid: 422,
   idempotency_key_reused: 422,

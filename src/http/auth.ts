@@ -12,16 +12,10 @@ export function bearerToken(ctx: Context): string | undefined {
 }
 
 /**
- * Applies a route's auth kind. A key used on another account's path gets 404, not 403: a caller must not learn
- * which account ids exist.
+ * Applies a route's auth kind: the caller's account on an API-key route, undefined on the others. Whether the path
+ * names that account is checked apart (`checkPathAccount`), after the caller's rate limit.
  */
-export async function authenticate(
-  kind: AuthKind,
-  ctx: Context,
-  em: EntityManager,
-  adminToken: string,
-  pathAccountId: string | undefined,
-): Promise<Account | undefined> {
+export async function authenticate(kind: AuthKind, ctx: Context, em: EntityManager, adminToken: string): Promise<Account | undefined> {
   if (kind === 'none') return undefined;
   const token = bearerToken(ctx);
   if (kind === 'admin') {
@@ -30,7 +24,12 @@ export async function authenticate(
     }
     return undefined;
   }
-  const account = await authenticateAccount(em, token);
-  if (pathAccountId !== undefined && pathAccountId !== account.id) throw notFound('Account');
-  return account;
+  return authenticateAccount(em, token);
+}
+
+/**
+ * A key used on another account's path gets 404, not 403: a caller must not learn which account ids exist.
+ */
+export function checkPathAccount(account: Account | undefined, pathAccountId: string | undefined): void {
+  if (account && pathAccountId !== undefined && pathAccountId !== account.id) throw notFound('Account');
 }

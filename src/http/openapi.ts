@@ -9,6 +9,7 @@ import {
 } from 'zod-openapi';
 import { errorBodySchema } from './error-body.ts';
 import { honoursIdempotencyKey, idempotencyKeyPattern, replayedHeader } from './idempotency.ts';
+import { isRateLimited } from './rate-limit.ts';
 import type { RouteSpec } from './route.ts';
 import { maxInputDepth, nulFreePattern } from './storable-text.ts';
 
@@ -29,6 +30,28 @@ const idempotencyKeyHeader = z.object({
         `Makes the call safe to retry: for 24 h, the same key with the same request answers the first answer again (with \`${replayedHeader}: true\`). ` +
         'Per account; admin routes share one scope. 1–255 visible ASCII characters.',
     }),
+});
+
+/**
+ * The IETF RateLimit headers (src/http/rate-limit.ts), on every answer of a limited operation once the caller is
+ * known: documented on each answer but a 401 (which comes first) and a 5xx (which the limiter itself may raise).
+ */
+const rateLimitHeaders = z.object({
+  'RateLimit-Limit': z.int().min(1).meta({
+    description: 'Requests a second this caller may make (API_RATE_LIMIT_PER_SECOND); a burst allowance per 10 s comes on top (API_RATE_LIMIT_BURST).',
+    header: { id: 'RateLimit-Limit' },
+  }),
+  'RateLimit-Remaining': z.int().min(0).meta({
+    description: 'Requests left in the current second, the burst allowance not counted (an estimate when several API instances serve the caller).',
+    header: { id: 'RateLimit-Remaining' },
+  }),
+  'RateLimit-Reset': z.int().min(0).meta({
+    description: 'Whole seconds until the current second’s allowance is back.',
+    header: { id: 'RateLimit-Reset' },
+  }),
+});
+const rateLimitedHeaders = rateLimitHeaders.extend({
+  'Retry-After': z.int().min(1).meta({ description: 'Whole seconds to wait before retrying.', header: { id: 'Retry-After' } }),
 });
 
 /** The params schema narrowed to the names in this path, all required: an alias may carry fewer of them. */
@@ -63,6 +86,14 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
     };
     alsoError('409', 'a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After');
     alsoError('422', 'this Idempotency-Key was used with a different request (`idempotency_key_reused`)');
+  }
+  if (isRateLimited(route.auth)) {
+    const caller = route.auth === 'admin' ? 'the admin token' : 'this account';
+    responses['429'] ??= error(`Too many requests from ${caller} (\`rate_limited\`); retry after Retry-After`);
+    for (const [status, response] of Object.entries(responses)) {
+      if (status === '401' || Number(status) >= 500) continue;
+      responses[status] = { ...response, headers: status === '429' ? rateLimitedHeaders : rateLimitHeaders };
+    }
   }
   return {
     operationId: isAlias ? `${route.operationId}ViaAlias${path.replace(/[^A-Za-z]/g, '')}` : route.operationId,

@@ -79,7 +79,7 @@ export interface RouteSpec<
   documentedHeaders?: z.ZodObject;
   /**
    * Run on the API's interactive Postgres pool instead of the main one: a recording-job step, which a user waits on,
-   * then never queues for a connection behind ingest acceptance and other bulk requests (decision 103).
+   * then never queues for a connection behind ingest acceptance and other bulk requests (docs/adr/0045-the-job-routes-have-a-postgres-pool-of-their-own.md).
    */
   interactive?: boolean;
   responses: Record<number, ResponseSpec>;

@@ -1,9 +1,10 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import type {} from './request-state.ts';
-import { authenticate } from './auth.ts';
+import { authenticate, checkPathAccount } from './auth.ts';
 import { parseJsonBody, readRawBody } from './body.ts';
 import { idempotencyKeyOf, runIdempotently } from './idempotency.ts';
+import { applyRateLimit } from './rate-limit.ts';
 import type { Idempotency, RequestContext, RouteSpec } from './route.ts';
 import type { ApiServices } from './services.ts';
 import { parseInput } from './validate.ts';
@@ -13,8 +14,12 @@ const defaultBodyLimit = 1024 * 1024;
 async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): Promise<void> {
   const em = (route.interactive ? services.interactiveOrm : services.orm).em.fork();
   const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
-  const account = await authenticate(route.auth, ctx, em, services.adminToken, rawParams.accountId);
+  const account = await authenticate(route.auth, ctx, em, services.adminToken);
   ctx.state.account = account;
+  // After authentication, so the limit is the caller's (a 401 counts against no one); before the input is read, so
+  // a flood is refused cheaply. From here on every answer carries the RateLimit headers.
+  await applyRateLimit(route.auth, account, ctx, services);
+  checkPathAccount(account, rawParams.accountId);
   const idempotencyKey = idempotencyKeyOf(route, ctx);
 
   const params = route.params ? parseInput(route.params, rawParams, 'params') : undefined;

@@ -3,7 +3,7 @@ import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts
 import type { InboundConnections } from '../domain/ingest/inbound-connections.ts';
 import type { Logger } from '../logger.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
-import type { IngestRateLimiter, RateLimit } from '../persistence/ingest-rate-limiter.ts';
+import type { RateLimit, RateLimiter } from '../persistence/rate-limiter.ts';
 import type { CoalescedWake } from '../outbox/coalesced-wake.ts';
 import type { Orm } from '../persistence/orm.ts';
 import type { AllowList, Resolve } from '../security/ip-policy.ts';
@@ -12,7 +12,7 @@ import type { SecretBox } from '../security/secret-box.ts';
 /** What the API needs from the outside world; built once at start and shared by every request. */
 export interface ApiServices {
   orm: Orm;
-  /** The pool of the routes marked `interactive` (recording-job steps), apart from `orm` (decision 103). */
+  /** The pool of the routes marked `interactive` (recording-job steps), apart from `orm` (docs/adr/0045-the-job-routes-have-a-postgres-pool-of-their-own.md). */
   interactiveOrm: Orm;
   temporal: { client: Client; connection: Connection; taskQueue: string; interactiveTaskQueue: string };
   adminToken: string;
@@ -21,8 +21,18 @@ export interface ApiServices {
   delivery: DeliverySettings;
   /** Checks endpoint URLs against the address policy. */
   outbound: { allow: AllowList; resolve: Resolve };
+  /**
+   * The management API's limit (API_RATE_LIMIT_PER_SECOND, _BURST): per account on the API-key routes, per admin
+   * token on the admin routes, counted in Postgres by every instance (src/http/rate-limit.ts).
+   */
+  apiRateLimit: {
+    limiter: RateLimiter;
+    limit: RateLimit;
+    /** The admin routes' key: a keyed hash of ADMIN_TOKEN, never the token (src/http/rate-limit.ts). */
+    adminKey: string;
+  };
   ingest: {
-    rateLimiter: IngestRateLimiter;
+    rateLimiter: RateLimiter;
     /** Connections by inbound key, cached for a second; connection routes forget the one they change. */
     connections: InboundConnections;
     defaultRateLimit: RateLimit;

@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadEmbeddedConfig } from '../config.ts';
-import { startEmbeddedPostgres } from '../embedded/postgres.ts';
-import { loadOrCreateSecret } from '../embedded/secrets-file.ts';
-import { startEmbeddedTemporal } from '../embedded/temporal.ts';
+import { startEmbeddedPostgres } from '../dev/embedded-postgres.ts';
+import { loadOrCreateSecret } from '../dev/secrets-file.ts';
+import { startEmbeddedTemporal } from '../dev/embedded-temporal.ts';
 import { createLogger } from '../logger.ts';
 import { startMetricsListener, temporalPrometheusAddress } from '../metrics/metrics-server.ts';
 import { connectOrm, migrateUp } from '../persistence/orm.ts';
@@ -12,6 +12,7 @@ import { apiSettingsFrom, closeApiServices, createApiServices, serviceSettingsFr
 import { startServiceWorker } from '../service/worker-process.ts';
 import { generateSecretsKey } from '../security/secret-box.ts';
 import { generateToken } from '../security/tokens.ts';
+import { temporalUiListUrl, temporalUiViews } from '../temporal/ui-links.ts';
 import { installTemporalRuntime } from '../temporal/worker.ts';
 import { runMain } from './run-main.ts';
 
@@ -78,18 +79,16 @@ runMain(async () => {
     stops.push(api.close);
 
     process.stdout.write(
-      [
-        '',
-        `  API          ${api.url}`,
-        `  OpenAPI      ${api.url}/openapi.json`,
-        `  Metrics      ${metrics.url ?? '(off: set METRICS_PORT)'}`,
-        `  Temporal UI  ${temporalUi ?? `(external Temporal at ${temporalAddress})`}`,
-        `  Admin token  ${config.ADMIN_TOKEN === undefined ? adminToken : '(ADMIN_TOKEN, as set)'}`,
-        `  Data         ${dataDir}`,
-        '',
-        '  Ctrl-C stops everything.',
-        '',
-      ].join('\n') + '\n',
+      banner({
+        api: api.url,
+        metrics: metrics.url,
+        temporalMetrics: temporalPrometheusAddress(config),
+        temporalUi,
+        temporalAddress,
+        namespace: config.TEMPORAL_NAMESPACE,
+        adminToken: config.ADMIN_TOKEN === undefined ? adminToken : '(ADMIN_TOKEN, as set)',
+        dataDir,
+      }),
     );
   } catch (error) {
     await stopAll();
@@ -101,3 +100,33 @@ runMain(async () => {
     logger.info('stopped');
   };
 });
+
+/** What `npm start` prints once everything is up: one line per address, the optional ones only when on. */
+function banner(parts: {
+  api: string;
+  metrics: string | undefined;
+  temporalMetrics: string | undefined;
+  temporalUi: string | undefined;
+  temporalAddress: string;
+  namespace: string;
+  adminToken: string;
+  dataDir: string;
+}): string {
+  const line = (label: string, value: string) => `  ${label.padEnd(22)} ${value}`;
+  const ui = parts.temporalUi;
+  return [
+    '',
+    line('API', parts.api),
+    line('OpenAPI', `${parts.api}/openapi.json`),
+    ...(parts.metrics ? [line('Metrics', parts.metrics)] : []),
+    ...(parts.temporalMetrics ? [line('Temporal SDK metrics', `http://${parts.temporalMetrics}/metrics`)] : []),
+    line('Temporal UI', ui ?? `(external Temporal at ${parts.temporalAddress})`),
+    ...(ui ? temporalUiViews.map((view) => line(`  ${view.name}`, temporalUiListUrl(ui, parts.namespace, view.query))) : []),
+    line('Admin token', parts.adminToken),
+    line('Data', parts.dataDir),
+    '',
+    '  Ctrl-C stops everything.',
+    '',
+    '',
+  ].join('\n');
+}

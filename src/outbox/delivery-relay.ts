@@ -1,6 +1,6 @@
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
-import { deliveryOutboxChannel } from '../domain/deliveries/delivery-outbox.ts';
-import { relayDeliveryBatch, restartStalledBatch } from '../domain/deliveries/relay-deliveries.ts';
+import { deliveryOutboxChannel } from './channels.ts';
+import { relayDeliveryBatch, restartStalledBatch } from './delivery-batches.ts';
 import type { Logger } from '../logger.ts';
 import type { Orm } from '../persistence/orm.ts';
 import type { TemporalAccess } from '../temporal/temporal-access.ts';

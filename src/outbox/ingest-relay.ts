@@ -1,5 +1,5 @@
-import { inboundEventsChannel } from '../domain/ingest/accept-inbound-event.ts';
-import { createIngestRelay } from '../domain/ingest/relay-inbound-events.ts';
+import { inboundEventsChannel } from './channels.ts';
+import { createIngestRelay } from './ingest-batches.ts';
 import type { Logger } from '../logger.ts';
 import type { Orm } from '../persistence/orm.ts';
 import type { TemporalAccess } from '../temporal/temporal-access.ts';

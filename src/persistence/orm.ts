@@ -7,7 +7,7 @@ export type Orm = MikroORM;
 
 /**
  * The size of a pool kept for recording-job steps, apart from bulk work: the interactive worker's beside the bulk one
- * (decision 89) and the API's for its job routes (decision 103). A step holds one connection at a time.
+ * (docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md) and the API's for its job routes (docs/adr/0045-the-job-routes-have-a-postgres-pool-of-their-own.md). A step holds one connection at a time.
  */
 export const interactivePoolMax = 4;
 

@@ -1,10 +1,11 @@
 import { Registry } from 'prom-client';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
 import { createInboundConnections } from '../domain/ingest/inbound-connections.ts';
-import { inboundEventsChannel } from '../domain/ingest/accept-inbound-event.ts';
+import { inboundEventsChannel } from '../outbox/channels.ts';
 import { createCoalescedWake } from '../outbox/coalesced-wake.ts';
 import { measureIngestBacklog } from '../domain/ingest/measure-ingest-backlog.ts';
 import { ConfigError } from '../config.ts';
+import { adminRateLimitKey } from '../http/rate-limit.ts';
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
 import { createApiMetrics } from '../metrics/api-metrics.ts';
@@ -13,7 +14,7 @@ import { createOutboundHttpClient } from '../outbound/http-client.ts';
 import { defaultDeliveryRelaySettings, type DeliveryRelaySettings } from '../outbox/delivery-relay.ts';
 import { defaultIngestRelaySettings, type IngestRelaySettings } from '../outbox/ingest-relay.ts';
 import { createPushProvider, type PushSettings } from '../outbound/push/create-push-provider.ts';
-import { createIngestRateLimiter, type RateLimit } from '../persistence/ingest-rate-limiter.ts';
+import { createRateLimiter, type RateLimit } from '../persistence/rate-limiter.ts';
 import { connectOrm, interactivePoolMax, type Orm } from '../persistence/orm.ts';
 import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
 import { createSecretBox } from '../security/secret-box.ts';
@@ -25,7 +26,7 @@ export interface ServiceSettings {
   databaseUrl: string;
   temporalAddress: string;
   namespace: string;
-  /** The bulk task queue: deliveries, fan-outs, ingest, experiences, A/B tests. */
+  /** The bulk task queue: deliveries, ingest, experiences, A/B tests. */
   taskQueue: string;
   /** The task queue of interactive runs (recording jobs); unset, `<taskQueue>-interactive`. */
   interactiveTaskQueue?: string | undefined;
@@ -147,31 +148,36 @@ function pushSettingsFrom(config: PushConfig): PushSettings {
 /** The API sends no pushes, so it needs no push settings. */
 export interface ApiSettings extends Omit<ServiceSettings, 'push'> {
   adminToken: string;
+  /** Per account on the API-key routes, per admin token on the admin routes (API_RATE_LIMIT_*). */
+  apiRateLimit: RateLimit;
   ingestRateLimit: RateLimit;
   ingestBaseUrl?: string | undefined;
 }
 
-interface IngestConfig {
+interface ApiRoleConfig {
   ADMIN_TOKEN: string;
+  API_RATE_LIMIT_PER_SECOND: number;
+  API_RATE_LIMIT_BURST: number;
   INGEST_RATE_LIMIT_PER_SECOND: number;
   INGEST_RATE_LIMIT_BURST: number;
   INGEST_BASE_URL?: string | undefined;
 }
 
 /** The API's settings on top of the shared ones. */
-export const apiSettingsFrom = (settings: ServiceSettings, config: IngestConfig): ApiSettings => ({
+export const apiSettingsFrom = (settings: ServiceSettings, config: ApiRoleConfig): ApiSettings => ({
   ...settings,
   adminToken: config.ADMIN_TOKEN,
+  apiRateLimit: { perSecond: config.API_RATE_LIMIT_PER_SECOND, burst: config.API_RATE_LIMIT_BURST },
   ingestRateLimit: { perSecond: config.INGEST_RATE_LIMIT_PER_SECOND, burst: config.INGEST_RATE_LIMIT_BURST },
   ingestBaseUrl: config.INGEST_BASE_URL,
 });
 
-/** An API instance wakes the ingest relays at most this often (decision 92). */
+/** An API instance wakes the ingest relays at most this often (docs/adr/0035-the-api-wakes-the-ingest-relays-after-the-commit.md). */
 const ingestWakeWindowMs = 20;
 
 /**
  * Builds the API's long-lived dependencies. Pass `orm` to share one pool with a worker in the same process; the job
- * routes' interactive pool is the API's own either way (decision 103).
+ * routes' interactive pool is the API's own either way (docs/adr/0045-the-job-routes-have-a-postgres-pool-of-their-own.md).
  */
 export async function createApiServices(settings: ApiSettings, orm?: Orm): Promise<ApiServices> {
   const temporal = createTemporalClients(settings.temporalAddress, settings.namespace);
@@ -192,8 +198,14 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
     secrets,
     delivery: settings.delivery,
     outbound: { allow: parseAllowCidrs(settings.outboundAllowCidrs), resolve: systemResolve },
+    apiRateLimit: {
+      // A pool of its own: a busy ingest connection's reservations never hold up the management API's.
+      limiter: createRateLimiter(settings.databaseUrl, { keyPrefix: 'api' }),
+      limit: settings.apiRateLimit,
+      adminKey: adminRateLimitKey(settings.adminToken, settings.secretsKey),
+    },
     ingest: {
-      rateLimiter: createIngestRateLimiter(settings.databaseUrl),
+      rateLimiter: createRateLimiter(settings.databaseUrl, { keyPrefix: 'ingest' }),
       connections: createInboundConnections(secrets),
       defaultRateLimit: settings.ingestRateLimit,
       wakeRelay: createCoalescedWake({
@@ -212,6 +224,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
 export async function closeApiServices(services: ApiServices, options: { keepOrm?: boolean } = {}): Promise<void> {
   await services.ingest.wakeRelay.close();
   await services.ingest.rateLimiter.close();
+  await services.apiRateLimit.limiter.close();
   await services.temporal.connection.close();
   await services.interactiveOrm.close();
   if (!options.keepOrm) await services.orm.close();

@@ -28,7 +28,7 @@ export function taskQueuesOfRole(role: WorkerRole, settings: Pick<ServiceSetting
 
 /**
  * The service's workers, in one process with everything their activities need: one on the bulk task queue
- * (deliveries, fan-outs, ingest batches, experiences, A/B tests, and job runs started before the interactive queue
+ * (deliveries, ingest batches, experiences, A/B tests, and job runs started before the interactive queue
  * existed), and one on the interactive queue (recording jobs), with slots, a workflow thread and a Postgres pool of
  * its own so that a backlog of bulk work never holds up a job step. Both register every workflow type and activity;
  * when the two queue names are the same, one worker polls it. And the two outbox relays, both starting runs on the bulk
@@ -44,7 +44,7 @@ export async function startServiceWorker(
 ): Promise<ServiceWorker> {
   const role = options.role ?? 'all';
   const deps = createActivityDeps(settings, orm, createTemporalClients(settings.temporalAddress, settings.namespace), options.outboundCa);
-  // `npm run worker` passes the prebuilt bundle when WORKFLOW_BUNDLE_PATH names one (decision 100).
+  // `npm run worker` passes the prebuilt bundle when WORKFLOW_BUNDLE_PATH names one (docs/adr/0042-workers-load-a-prebuilt-workflow-bundle.md).
   const workflowBundle = options.workflowBundle ?? (await bundleWorkflows(settings.logger));
   const base = { address: settings.temporalAddress, namespace: settings.namespace, workflowBundle };
   const taskQueues = taskQueuesOfRole(role, settings);

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { formatPlayTime } from '../../src/domain/abtests/play-time.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { registerDevices, newSegment } from '../support/devices.ts';
-import { expectError, ok } from '../support/ingest-extra.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
 import { newMessage } from '../support/jobs.ts';
+import { until } from '../support/wait.ts';
 
 const as = (account: TestAccount) => ({ token: account.apiKey });
 const get = async (account: TestAccount, id: string) => ok(await call('GET', `/abtest/get?id=${id}`, as(account)));
@@ -15,15 +16,8 @@ const action = (account: TestAccount, verb: 'validate' | 'schedule' | 'cancel', 
 const playTimeIn = (seconds: number) => formatPlayTime(new Date(Date.now() + seconds * 1000), 60);
 
 /** Polls the test until the predicate holds. */
-async function waitForTest(account: TestAccount, id: string, predicate: (test: any) => boolean, timeoutMs = 120_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const test = await get(account, id);
-    if (predicate(test)) return test;
-    if (Date.now() > deadline) throw new Error(`test never matched: ${JSON.stringify(test)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const waitForTest = (account: TestAccount, id: string, predicate: (test: any) => boolean, timeoutMs = 120_000): Promise<any> =>
+  until(`A/B test ${id} to match`, () => get(account, id), predicate, { timeoutMs, intervalMs: 250 });
 
 const sendsOf = async (account: TestAccount, id: string, arm: string) => ok(await call('GET', `/push/sends?abTestId=${id}&arm=${arm}&limit=100`, as(account))).items;
 
@@ -142,5 +136,37 @@ describe('A/B tests', () => {
     expect(listed.items.every((item: { state: string }) => item.state === 'NEW')).toBe(true);
     const cancelled = ok(await call('GET', `/abtest/list?appId=${account.appId}&state=CANCELLED`, as(account)));
     expect(cancelled.items).toEqual([]);
+  });
+
+  it('refuses expiry 0 (or less) at create with 400 body.expiry, and makes no test', async () => {
+    const account = await newAccount();
+    for (const expiry of [0, -5]) {
+      const refused = expectError(await call('POST', '/abtest/create', { ...as(account), body: { appId: account.appId, abTestName: 'No time', expiry } }), 400, 'validation_failed');
+      expect(refused.details).toEqual([{ path: 'body.expiry', message: expect.stringMatching(/at least 1/) }]);
+    }
+    expect(ok(await call('GET', `/abtest/list?appId=${account.appId}`, as(account))).items).toEqual([]);
+    expect(await newTest(account, { expiry: 1 })).toMatchObject({ expiry: 1 });
+  });
+
+  it('takes playTime in the spec’s form or as epoch milliseconds, answers the spec’s form, and says the form when refusing', async () => {
+    const account = await newAccount();
+    const test = await newTest(account, {});
+    expect(ok(await update(account, { id: test.id, playTime: '2026-11-20T10:00:00.000+0100' })).playTime).toBe('2026-11-20T10:00:00.000+0100');
+    // Epoch milliseconds, as on messages: answered in the spec's form, in UTC.
+    const epoch = Date.parse('2026-11-20T09:00:00.000Z');
+    expect(ok(await update(account, { id: test.id, playTime: epoch })).playTime).toBe('2026-11-20T09:00:00.000+0000');
+    expect((await get(account, test.id)).playTime).toBe('2026-11-20T09:00:00.000+0000');
+
+    for (const wrong of ['20.11.2026 10:00', '2026-11-20 10:00:00', '2026-11-20T10:00:00.000+01', 'tomorrow', '', 1.5, -1, 1e20, true, {}]) {
+      const refused = expectError(await update(account, { id: test.id, playTime: wrong }), 400, 'validation_failed');
+      expect(refused.details, JSON.stringify(wrong)).toHaveLength(1);
+      const [detail] = refused.details!;
+      expect(detail!.path).toBe('body.playTime');
+      expect(detail!.message).toContain('e.g. 2026-11-20T10:00:00.000+0100');
+      expect(detail!.message).toContain('epoch milliseconds');
+      // No raw regular expression.
+      expect(detail!.message).not.toMatch(/pattern|\\d|\/\^/);
+    }
+    expect((await get(account, test.id)).playTime).toBe('2026-11-20T09:00:00.000+0000');
   });
 });

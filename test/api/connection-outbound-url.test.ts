@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { newConnection } from '../support/ingest.ts';
-import { expectError, ok } from '../support/ingest-extra.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
 import { connectionPath, originOf } from '../support/providers.ts';
 import { startReceiver, type TestReceiver } from '../support/receiver.ts';
 import { rejectedUrls } from '../support/samples.ts';

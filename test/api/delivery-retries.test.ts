@@ -500,7 +500,7 @@ describe.concurrent('publishing', () => {
     expect(envelope).toMatchObject({ id: eventId, type: 'job.assigned', data: { result: { jobId: 'job-1' } } });
     await waitForDeliveries(account, endpoint.endpointId, (items) => items[0]?.status === 'succeeded');
 
-    // Once more after the first fan-out has finished.
+    // Once more after the first delivery has finished.
     expect(await publishEvent(deps(), input)).toEqual({ eventId });
     await expectNoMoreRequests(endpoint.receiver, 1, account);
     expect(await query('select id from deliveries where event_id = $1', [eventId])).toHaveLength(1);

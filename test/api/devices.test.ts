@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { newApp } from '../support/devices.ts';
-import { expectError, ok } from '../support/ingest-extra.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
 
 let account: TestAccount;
 let other: TestAccount;

@@ -91,3 +91,38 @@ describe('experience entry rules', () => {
     }
   });
 });
+
+describe('routing reasons', () => {
+  it('names the experience whose trigger conditions did not hold, rather than saying none is triggered', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const proOnly = { eventType: 'signup', conditions: { all: [{ field: 'event.attributes.plan', op: 'eq', value: 'pro' }] } };
+    const gated = await publishedExperience(account, { ...waitingFlow('never'), name: 'Pro welcome', trigger: proOnly });
+
+    const free = directEvent({ eventType: 'signup', clientUserId: 'u_free', attributes: { plan: 'free' } });
+    expect((await postSigned(connection, free)).status).toBe(202);
+    const refused = await waitForEvent(account, free.messageId, 'PROCESSED');
+    expect(refused.routingOutcome).toEqual({
+      matchedExperiences: [],
+      startedRuns: [],
+      deliveredTo: [],
+      reason: `the trigger conditions of experience "Pro welcome" (${gated.experienceId}) did not hold for this signup event, and the person has no live run`,
+    });
+
+    // Beside an experience that matches, the one whose conditions failed is still named.
+    const open = await publishedExperience(account, { ...waitingFlow('never'), name: 'Everyone' });
+    const another = directEvent({ eventType: 'signup', clientUserId: 'u_free_2', attributes: { plan: 'free' } });
+    expect((await postSigned(connection, another)).status).toBe(202);
+    const mixed = await waitForEvent(account, another.messageId, 'PROCESSED');
+    expect(mixed.routingOutcome).toMatchObject({ matchedExperiences: [open.experienceId], startedRuns: [expect.any(String)], deliveredTo: [] });
+    expect(mixed.routingOutcome.reason).toBe(
+      `started 1 run(s) of 1 matching experience(s); handed to 0 live run(s); the trigger conditions of experience "Pro welcome" (${gated.experienceId}) did not hold`,
+    );
+    for (const run of await listRuns(account, open.experienceId)) await cancel(account, open.experienceId, run.runId);
+
+    // An event type no experience listens to keeps its reason.
+    const other = directEvent({ eventType: 'unsubscribe', clientUserId: 'u_free' });
+    expect((await postSigned(connection, other)).status).toBe(202);
+    expect((await waitForEvent(account, other.messageId, 'PROCESSED')).routingOutcome.reason).toBe('no experience is triggered by unsubscribe, and the person has no live run');
+  });
+});

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { flow, listRuns, publishedExperience, sampleDefinition, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
-import { expectError } from '../support/ingest-extra.ts';
+import { expectError } from '../support/http-assertions.ts';
 import { newProviderConnection } from '../support/providers.ts';
 import { newEndpoint } from '../support/webhooks.ts';
 

@@ -3,7 +3,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { sha256Hex } from '../../src/security/tokens.ts';
 import { call, newAccount, type ApiResponse, type TestAccount } from '../support/api.ts';
 import { holdInTransaction, query } from '../support/db.ts';
-import { expectError, ok, until } from '../support/ingest-extra.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
+import { until } from '../support/wait.ts';
 import { startApiInstance, unreachable, type ApiInstance } from '../support/instances.ts';
 import { newJob, newMessage, sampleJob } from '../support/jobs.ts';
 

@@ -1,12 +1,14 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AccountId, ClientUserId, EntityId, EntityType, EventType } from '../../src/temporal/search-attributes.ts';
+import { AccountId, ClientUserId, EntityId, EntityType, EventType } from '../../src/sandbox-safe/search-attributes.ts';
 import { ingestBatchEventState } from '../../workflows/ingest-batch.contract.ts';
 import { ingestState } from '../../workflows/ingest-event.contract.ts';
 import { call, newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection, waitForEvent, type ConnectionFixture } from '../support/ingest.ts';
-import { expectError, ok, post, postSignedTo, startExtraApi, unreachable, until, type ExtraApi } from '../support/ingest-extra.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
+import { post, postSignedTo, startExtraApi, unreachable, type ExtraApi } from '../support/ingest-extra.ts';
+import { until } from '../support/wait.ts';
 import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 
 let client: Client;

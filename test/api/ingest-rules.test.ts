@@ -4,7 +4,9 @@ import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection, type ConnectionFixture } from '../support/ingest.ts';
 import { inboundConnectionTtlMs } from '../../src/domain/ingest/inbound-connections.ts';
-import { expectError, ok, post, postSignedTo, signedHeaders, startExtraApi, until, type ExtraApi } from '../support/ingest-extra.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
+import { post, postSignedTo, signedHeaders, startExtraApi, type ExtraApi } from '../support/ingest-extra.ts';
+import { until } from '../support/wait.ts';
 
 const now = () => Math.floor(Date.now() / 1000);
 const otherSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -41,7 +43,7 @@ describe('ingest: which connection', () => {
     expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('answers a key too long to be one with 400 naming it (decision 98)', async () => {
+  it('answers a key too long to be one with 400 naming it (docs/spec-decisions.md#a-path-key-or-id-of-the-wrong-shape)', async () => {
     const response = await post({ inboundKey: `in_${'k'.repeat(98)}`, signingSecret: otherSecret }, directEvent());
     const error = expectError(response, 400, 'validation_failed');
     expect(error.details).toEqual([expect.objectContaining({ path: 'params.inboundKey' })]);

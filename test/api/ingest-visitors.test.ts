@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@temporalio/client';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { directEvent, newConnection, waitForEvent } from '../support/ingest.ts';
-import { eventsOf, expectError, ok, post } from '../support/ingest-extra.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
+import { eventsOf, post } from '../support/ingest-extra.ts';
 import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 import { ingestState, ingestWorkflowId } from '../../workflows/ingest-event.contract.ts';
 

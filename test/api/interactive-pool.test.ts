@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultPoolMax as mainPoolSize } from '../../src/persistence/orm.ts';
 import { call, newAccount } from '../support/api.ts';
 import { holdInTransaction, query } from '../support/db.ts';
-import { ok, until } from '../support/ingest-extra.ts';
+import { ok } from '../support/http-assertions.ts';
+import { until } from '../support/wait.ts';
 import { startApiInstance, type ApiInstance } from '../support/instances.ts';
 import { newJob } from '../support/jobs.ts';
 
@@ -25,7 +26,7 @@ const sessionsBlockedBy = async (pid: number) =>
     )[0].n,
   );
 
-describe('the job routes’ own Postgres pool (decision 103)', () => {
+describe('the job routes’ own Postgres pool (docs/adr/0045-the-job-routes-have-a-postgres-pool-of-their-own.md)', () => {
   it('answers a job step while every connection of the main pool is held by requests waiting on Postgres', async () => {
     instance = await startApiInstance();
     const baseUrl = instance.url;

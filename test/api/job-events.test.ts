@@ -1,17 +1,18 @@
 import type { Client } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/temporal/search-attributes.ts';
+import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/sandbox-safe/search-attributes.ts';
 import { jobState } from '../../workflows/recording-job.contract.ts';
-import { call, newAccount, type ApiResponse, type TestAccount } from '../support/api.ts';
+import { call, newAccount, type TestAccount } from '../support/api.ts';
+import { ok } from '../support/http-assertions.ts';
 import { newJob } from '../support/jobs.ts';
 import type { ReceivedRequest } from '../support/receiver.ts';
 import { waitForEventsSettled } from '../support/deliveries.ts';
 import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
+import { until } from '../support/wait.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
 
 const jobEventTypes = ['job.assigned', 'job.recording_submitted', 'job.accepted', 'job.cancelled', 'job.artist_overdue', 'job.overdue'];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const take = (n: number) => ({ url: `https://cdn.example.com/take-${n}.m4a`, fileName: `take-${n}.m4a` });
 
 const fixtures: EndpointFixture[] = [];
@@ -25,11 +26,6 @@ beforeAll(async () => {
   ({ client, close: closeClient } = await temporalClient());
 });
 afterAll(() => closeClient?.());
-
-function ok(response: ApiResponse, status = 200) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
 
 /** Drives a job through the API to ACCEPTED, as fast as it can. Returns the job and its recording. */
 async function runToAccepted(account: TestAccount, job: any) {
@@ -60,15 +56,13 @@ function verified(endpoint: EndpointFixture): Received[] {
   });
 }
 
-async function waitFor(endpoint: EndpointFixture, predicate: (events: Received[]) => boolean, timeoutMs = 20_000): Promise<Received[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const events = verified(endpoint);
-    if (predicate(events)) return events;
-    if (Date.now() > deadline) throw new Error(`events never matched: ${JSON.stringify(events.map((e) => [e.envelope.type, e.envelope.data.result]))}`);
-    await sleep(50);
-  }
-}
+/** Waits until the events the endpoint received (verified) satisfy the predicate; a timeout shows each one's type and result. */
+const waitFor = (endpoint: EndpointFixture, what: string, predicate: (events: Received[]) => boolean, timeoutMs = 20_000): Promise<Received[]> =>
+  until(what, () => verified(endpoint), predicate, {
+    timeoutMs,
+    intervalMs: 50,
+    show: (events) => events.map((event) => [event.envelope.type, event.envelope.data.result]),
+  });
 
 /** Waits until each job's run has ended (a job ends once accepted or cancelled and its events are published). */
 const waitForJobsDone = (...jobs: Array<{ workflowId: string }>) => Promise.all(jobs.map((job) => waitForRunClosed(client, job.workflowId)));
@@ -174,7 +168,7 @@ describe('job events to a subscribed endpoint', () => {
     const { file, accepted } = await runToAccepted(account, onTime);
     expect(Date.parse(accepted.updatedAt)).toBeLessThan(now + 4000); // it really was accepted before its dates
 
-    const events = await waitFor(endpoint, (all) => ofJob(all, late.id, 'job.overdue').length === 1, 15_000);
+    const events = await waitFor(endpoint, 'job.overdue for the late job', (all) => ofJob(all, late.id, 'job.overdue').length === 1, 15_000);
     const lateEvents = ofJob(events, late.id);
     expect(lateEvents.map((event) => event.envelope.type).sort()).toEqual(['job.artist_overdue', 'job.assigned', 'job.overdue']);
     const [artistOverdue] = ofJob(events, late.id, 'job.artist_overdue');
@@ -245,12 +239,7 @@ describe('a job seen from Temporal', () => {
       for await (const execution of client.workflow.list({ query: visibility })) ids.push(execution.workflowId);
       return ids;
     };
-    const deadline = Date.now() + 10_000;
-    let ids = await found();
-    while (!ids.includes(job.workflowId) && Date.now() < deadline) {
-      await sleep(250);
-      ids = await found();
-    }
+    const ids = await until('the job in visibility', found, (listed) => listed.includes(job.workflowId), { timeoutMs: 10_000, intervalMs: 250 });
     expect(ids).toEqual([job.workflowId]);
 
     // Each transition moves JobStatus; a finished job's workflow completes with the job as its result.

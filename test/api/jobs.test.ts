@@ -46,7 +46,7 @@ describe('recording job lifecycle', () => {
     const job = await newJob(account);
     const response = await call('POST', `/job/accept?id=${job.id}`, { token: account.apiKey });
     expect(response.status).toBe(409);
-    expect(response.body.error).toMatchObject({ code: 'invalid_state', message: 'The job is CREATED; accept requires SELECTED' });
+    expect(response.body.error).toMatchObject({ code: 'invalid_state', message: 'The job is CREATED; POST /job/accept requires SELECTED' });
   });
 
   it('runs on the interactive task queue, and so do its activities', async () => {

@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { call, newAccount, sampleMessage } from '../support/api.ts';
+import { newApp, newSegment } from '../support/devices.ts';
 
 describe('POST /notification/create', () => {
   it('stores the spec’s fields and answers 201 with the message in DRAFT', async () => {
-    const { apiKey, appId } = await newAccount();
-    const message = sampleMessage(appId);
+    const account = await newAccount();
+    const { apiKey, appId } = account;
+    const segment = await newSegment(account, { all: [] });
+    const message = sampleMessage(appId, segment.id);
     const response = await call('POST', '/notification/create', { token: apiKey, body: message });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
@@ -33,6 +37,19 @@ describe('POST /notification/create', () => {
       playTime: null,
       filterId: null,
     });
+  });
+
+  it('refuses a filterId that names no segment of the message’s app (422 unknown_segment) and stores nothing', async () => {
+    const account = await newAccount();
+    const elsewhere = await newSegment(account, { all: [] }, await newApp(account));
+    const stranger = await newAccount();
+    const foreign = await newSegment(stranger, { all: [] });
+    for (const filterId of ['no-such-segment', randomUUID(), elsewhere.id, foreign.id]) {
+      const response = await call('POST', '/notification/create', { token: account.apiKey, body: sampleMessage(account.appId, filterId) });
+      expect(response.status, JSON.stringify(response.body)).toBe(422);
+      expect(response.body.error).toMatchObject({ code: 'unknown_segment', message: expect.stringContaining(`filterId ${JSON.stringify(filterId)}`) });
+    }
+    expect((await call('GET', '/notification/list', { token: account.apiKey })).body.items).toEqual([]);
   });
 
   it('answers 404 for an appId of another account', async () => {

@@ -7,11 +7,12 @@ import { generateWebhookSecret } from '../../src/security/standard-webhooks.ts';
 import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
-import { startExtraApi, until, type ExtraApi } from '../support/ingest-extra.ts';
+import { startExtraApi, type ExtraApi } from '../support/ingest-extra.ts';
+import { until } from '../support/wait.ts';
 import { sealLegacy } from '../support/legacy-seal.ts';
 import { newEndpoint } from '../support/webhooks.ts';
 
-// Secrets stored before decision 101 were sealed without a context (v1). An API instance re-seals them for their row
+// Secrets stored before docs/adr/0043-sealed-secrets-are-bound-to-their-row.md were sealed without a context (v1). An API instance re-seals them for their row
 // when it starts; the secrets themselves do not change, so signatures keep verifying.
 
 const box = createSecretBox(inject('secretsKey'));
@@ -24,7 +25,7 @@ const endpointRow = async (id: string) => (await query('select secret_sealed, pr
 const connectionRow = async (id: string) =>
   (await query('select signing_secret_sealed, previous_signing_secret_sealed, outbound_credential_sealed from connections where id = $1', [id]))[0];
 
-describe('secrets stored before decision 101', () => {
+describe('secrets stored before docs/adr/0043-sealed-secrets-are-bound-to-their-row.md', () => {
   it('are sealed again for their row when an API instance starts, and keep working', async () => {
     const account = await newAccount();
     const endpoint = await newEndpoint(account);

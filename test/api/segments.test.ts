@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { newApp, newSegment, registerDevices } from '../support/devices.ts';
-import { expectError, ok } from '../support/ingest-extra.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
 
 let account: TestAccount;
 let other: TestAccount;

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call, newAccount, sampleMessage, type ApiResponse, type TestAccount } from '../support/api.ts';
+import { call, newAccount, sampleMessage, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
+import { ok } from '../support/http-assertions.ts';
+import { newApp, newSegment } from '../support/devices.ts';
 
 const isoNow = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-
-function ok(response: ApiResponse, status = 200) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
 
 const stockBody = (appId: string, n = 1) => ({ appId, title: `Stock jingle ${n}`, url: `https://cdn.example.com/stock-${n}.m4a`, richPushLevel: 'TORSO' });
 
@@ -167,10 +164,40 @@ describe('slots from stock', () => {
     expect(await slotCount(account.accountId)).toBe(0);
   });
 
+  it('takes the message create body’s other fields too: a from-stock message can target a segment', async () => {
+    const account = await newAccount();
+    const token = account.apiKey;
+    const stock = await newStock(account);
+    const segment = await newSegment(account, { all: [] });
+    const body = { ...slotBody(account.appId), filterId: segment.id, priority: 'HIGH', favourite: 1, channel: 'PUSH' };
+    const response = await call('POST', `/slot/create/fromStock?stockId=${stock.stockId}`, { token, body });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    const notification = response.body.notification;
+    expect(notification).toMatchObject({ filterId: segment.id, priority: 'HIGH', favourite: 1, channel: 'PUSH', status: 'READY' });
+    expect(ok(await call('GET', `/notification/get?id=${notification.id}`, { token }))).toEqual(notification);
+    // Stored and answered as a created message's are.
+    const created = ok(await call('POST', '/notification/create', { token, body }), 201);
+    const { id: _a, status: _b, recording: _c, createdAt: _d, updatedAt: _e, ...fields } = created;
+    expect(notification).toMatchObject(fields);
+  });
+
+  it('refuses a filterId that names no segment of the message’s app (422 unknown_segment), and makes nothing', async () => {
+    const account = await newAccount();
+    const stock = await newStock(account);
+    const elsewhere = await newSegment(account, { all: [] }, await newApp(account));
+    for (const filterId of ['no-such-segment', randomUUID(), elsewhere.id]) {
+      const response = await call('POST', `/slot/create/fromStock?stockId=${stock.stockId}`, { token: account.apiKey, body: { ...slotBody(account.appId), filterId } });
+      expect(response.status, JSON.stringify(response.body)).toBe(422);
+      expect(response.body.error.code).toBe('unknown_segment');
+    }
+    expect(await notificationCount(account.accountId)).toBe(0);
+    expect(await slotCount(account.accountId)).toBe(0);
+  });
+
   it.each([
-    ['filterId', { filterId: 'segment-42' }, 'body'],
-    ['priority', { priority: 'HIGH' }, 'body'],
-    ['channel', { channel: 'PUSH' }, 'body'],
+    ['a bad priority', { priority: 'URGENT' }, 'body.priority'],
+    ['a bad channel', { channel: 'SMS' }, 'body.channel'],
+    ['an unknown field', { segment: 'vip' }, 'body'],
     ['a missing title', { title: undefined }, 'body.title'],
     ['a bad action', { action: 'Dance' }, 'body.action'],
   ])('refuses a body with %s (400) and makes nothing', async (_name, change, path) => {

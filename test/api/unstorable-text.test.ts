@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, newAccount, sampleMessage, type ApiResponse, type TestAccount } from '../support/api.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
-import { expectError, ok } from '../support/ingest-extra.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
 
 // Postgres cannot store U+0000 in text or jsonb, and jsonb refuses a lone surrogate (JSON.stringify sends '\ud800' as
 // the escape "\ud800", which JSON.parse on the server turns back into a lone surrogate). Every such string, value or

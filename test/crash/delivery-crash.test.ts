@@ -10,8 +10,9 @@ import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { newAccount } from '../support/api.ts';
 import { killWorker, startWorkerProcess } from '../support/instances.ts';
 import { newEndpoint, waitForDeliveries } from '../support/webhooks.ts';
-import { claimDeliveryBatch } from '../../src/domain/deliveries/relay-deliveries.ts';
+import { claimDeliveryBatch } from '../../src/outbox/delivery-batches.ts';
 import { query } from '../support/db.ts';
+import { until } from '../support/wait.ts';
 
 let scratch: string;
 let orm: Orm;
@@ -33,22 +34,17 @@ afterAll(async () => {
 
 /** The run that sends the event's one delivery, once the relay has claimed it. */
 async function batchRunOf(eventId: string, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const claimedBy = async () => {
     const [row] = await query<{ workflow_id: string | null }>('select workflow_id from deliveries where event_id = $1', [eventId]);
-    if (row?.workflow_id) return row.workflow_id;
-    if (Date.now() > deadline) throw new Error(`the delivery of ${eventId} was not claimed within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+    return row?.workflow_id ?? undefined;
+  };
+  return until(`the delivery of ${eventId} to be claimed`, claimedBy, { timeoutMs, intervalMs: 25 });
 }
 
 /** Waits until a relay has started the batch's run and marked the batch started. */
 async function waitForBatchStarted(batchId: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await query('select 1 from delivery_batches where id = $1 and started_at is not null', [batchId])).length === 0) {
-    if (Date.now() > deadline) throw new Error(`batch ${batchId} was not started within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  const started = async () => (await query('select 1 from delivery_batches where id = $1 and started_at is not null', [batchId])).length > 0;
+  await until(`batch ${batchId} to be started`, started, { timeoutMs, intervalMs: 25 });
 }
 
 describe('a delivery in flight survives a worker crash', () => {

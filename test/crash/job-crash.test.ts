@@ -7,6 +7,7 @@ import { newAccount } from '../support/api.ts';
 import { holdInTransaction, query } from '../support/db.ts';
 import { killWorker, startApiInstance, startWorkerProcess } from '../support/instances.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
+import { until } from '../support/wait.ts';
 
 const children: ChildProcess[] = [];
 const track = (child: ChildProcess) => (children.push(child), child);
@@ -42,15 +43,6 @@ async function callAt(api: RunningApi, token: string, method: string, path: stri
 
 const eventsOf = (accountId: string) => query<{ type: string; body: string }>('select type, body from outbound_events where account_id = $1', [accountId]);
 
-async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-
 describe('a recording job survives a worker crash', () => {
   it('continues where it was after the worker is killed between two calls, and a call made while no worker runs completes', { timeout: 120_000 }, async () => {
     const taskQueue = `job-crash-${randomUUID()}`;
@@ -70,7 +62,10 @@ describe('a recording job survives a worker crash', () => {
 
     // Crash between two calls: once the job.assigned event is out, so no activity is left with the dying worker (one
     // that is would wait out its 30 s start-to-close timeout before it runs again).
-    await until(async () => (await handle.describe()).raw.pendingActivities?.length === 0 && (await eventsOf(account.accountId)).length === 1);
+    await until(
+      'no activity pending and the job.assigned event out',
+      async () => (await handle.describe()).raw.pendingActivities?.length === 0 && (await eventsOf(account.accountId)).length === 1,
+    );
     await killWorker(firstWorker);
 
     // Sent while no worker runs: the update waits on the server for the next worker.
@@ -125,9 +120,8 @@ describe('a recording job survives a worker crash', () => {
     const lock = await holdInTransaction('select id from jobs where id = $1 for update', [jobId]);
     const submitting = callAt(api, token, 'POST', `/job/recording?id=${jobId}`, { url: 'https://cdn.example.com/mid-write.m4a' });
     try {
-      await until(async () => (await query(
-        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%"jobs"%' and query like '%for update%' and datname = current_database()`,
-      )).length > 0);
+      const waitingOnLock = `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%"jobs"%' and query like '%for update%' and datname = current_database()`;
+      await until("the step's write to wait for the job's row lock", async () => (await query(waitingOnLock)).length > 0);
       await killWorker(firstWorker);
       track(await startWorkerProcess(taskQueue));
     } finally {
@@ -143,7 +137,7 @@ describe('a recording job survives a worker crash', () => {
     expect(submitted.body.job.recordings.map((r: any) => r.url)).toEqual(['https://cdn.example.com/mid-write.m4a']);
     expect(await query('select 1 from job_files where job_id = $1', [jobId])).toHaveLength(1);
     expect((await handle.describe()).runId).toBe(runBefore);
-    await until(async () => (await eventsOf(account.accountId)).some((event) => event.type === 'job.recording_submitted'));
+    await until('the job.recording_submitted event', async () => (await eventsOf(account.accountId)).some((event) => event.type === 'job.recording_submitted'));
     const cancelled = await callAt(api, token, 'POST', `/job/cancel?id=${jobId}`);
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     await handle.result();

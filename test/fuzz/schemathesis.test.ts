@@ -7,7 +7,7 @@ import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { sendTest, waitForFinishedDelivery } from '../support/deliveries.ts';
 import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
-import { ok } from '../support/ingest-extra.ts';
+import { ok } from '../support/http-assertions.ts';
 import { newJob, newMessage } from '../support/jobs.ts';
 import { provideSchemathesis } from '../support/schemathesis.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';

@@ -2,19 +2,13 @@ import { describe, expect, inject, it } from 'vitest';
 import { createOutboundHttpClient, OutboundRequestError } from '../../src/outbound/http-client.ts';
 import { parseAllowCidrs } from '../../src/security/ip-policy.ts';
 import { startReceiver, type TestReceiver } from '../support/receiver.ts';
+import { until } from '../support/wait.ts';
 
 const client = (timeoutMs: number) => createOutboundHttpClient({ allow: parseAllowCidrs('127.0.0.0/8,::1/128'), timeoutMs, ca: inject('receiverCert') });
 
 /** Polls until the receiver saw the sender close the connection of its first request. */
-async function waitForAbort(receiver: TestReceiver, timeoutMs = 5000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const abortedAt = receiver.requests[0]?.abortedAt;
-    if (abortedAt !== undefined) return abortedAt;
-    if (Date.now() > deadline) throw new Error('the receiver never saw the request aborted');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const waitForAbort = (receiver: TestReceiver, timeoutMs = 5000): Promise<number> =>
+  until('the receiver to see its first request aborted', () => receiver.requests[0]?.abortedAt, { timeoutMs, intervalMs: 20 });
 
 describe('outbound HTTP client', () => {
   it('aborts a request in flight when the caller’s signal fires (a cancelled activity)', async () => {

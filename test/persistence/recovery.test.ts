@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { redeliver } from '../../src/domain/deliveries/redeliver.ts';
-import { recordInboundEvent } from '../../src/domain/ingest/record-inbound-event.ts';
+import { linkInboundEvent } from '../../src/domain/ingest/link-inbound-event.ts';
 import type { EventConfig } from '../../src/persistence/entities/connection.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { ingestWorkflowId } from '../../workflows/ingest-event.contract.ts';
@@ -56,11 +56,11 @@ describe('recovery after a failed Temporal call', () => {
     const event = { ...directEvent({ eventType: 'identify', clientUserId: 'u_retry' }), version: '1' as const };
     const accepted = { eventId: `iev_retry_${Date.now()}`, accountId: account.accountId, connectionId: linking.connectionId, workflowId: ingestWorkflowId(linking.connectionId, event.messageId), event };
     const temporal = flakyClient();
-    await expect(recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config)).rejects.toThrow(/UNAVAILABLE/);
+    await expect(linkInboundEvent({ em: orm.em.fork(), temporal }, accepted, config)).rejects.toThrow(/UNAVAILABLE/);
     expect(await query('select 1 from visitors where account_id = $1 and client_user_id = $2', [account.accountId, 'u_retry'])).toHaveLength(1);
 
     temporal.state.failing = false;
-    await expect(recordInboundEvent({ em: orm.em.fork(), temporal }, accepted, config)).resolves.toMatchObject({ outcome: 'linked' });
+    await expect(linkInboundEvent({ em: orm.em.fork(), temporal }, accepted, config)).resolves.toMatchObject({ outcome: 'linked' });
     expect(temporal.state.signalled).toEqual([heldRow.workflowId]);
   });
 

@@ -8,7 +8,7 @@ import { parseAllowCidrs } from '../../src/security/ip-policy.ts';
 import { createSecretBox } from '../../src/security/secret-box.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { newConnection } from '../support/ingest.ts';
-import { ok } from '../support/ingest-extra.ts';
+import { ok } from '../support/http-assertions.ts';
 import { connectionPath, newProviderConnection, originOf } from '../support/providers.ts';
 import { startReceiver, type Reply, type TestReceiver } from '../support/receiver.ts';
 

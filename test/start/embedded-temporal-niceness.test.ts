@@ -1,6 +1,10 @@
-import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startEmbeddedTemporal } from '../../src/embedded/temporal.ts';
+import { temporalCli } from '../../src/dev/cli-path.ts';
+import { startEmbeddedTemporal } from '../../src/dev/embedded-temporal.ts';
+import { provisionOnThisMachine } from '../../src/dev/provision-cli.ts';
 import { freePort } from '../support/instances.ts';
 import { procStatFields } from '../support/proc-stat.ts';
 
@@ -26,28 +30,63 @@ async function sessionOf(pid: number): Promise<number> {
   return Number((await procStatFields(`/proc/${pid}/stat`))[3]);
 }
 
+/**
+ * A `temporal` on PATH that is a script which execs the real binary, as a pyenv shim or any wrapper is: the server
+ * process then runs the real binary, not the path the lookup found.
+ */
+async function wrapperOnPath(realCli: string): Promise<{ env: NodeJS.ProcessEnv; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'rp-shim-'));
+  await writeFile(join(dir, 'temporal'), `#!/bin/sh\nexec '${realCli}' "$@"\n`);
+  await chmod(join(dir, 'temporal'), 0o755);
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dir}${delimiter}${process.env.PATH ?? ''}` };
+  delete env.TEMPORAL_CLI_PATH;
+  return { env, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+const shells = /^(sh|dash|bash|zsh|ksh|busybox|python[\d.]*)$/;
+
 describe.runIf(process.platform === 'linux')('the embedded Temporal server at a given CPU priority', () => {
-  it('runs the server itself, every thread of it, under that niceness, in a session of its own, and stops it', async () => {
+  it.each(['the CLI as provisioned (TEMPORAL_CLI_PATH, PATH or the cache)', 'a wrapper script on PATH that execs the CLI, as a pyenv shim does'])(
+    'runs the server itself, every thread of it, under that niceness, in a session of its own, and stops it: %s',
+    async (how) => {
+      const port = await freePort();
+      const realCli = await provisionOnThisMachine(temporalCli, () => undefined);
+      const wrapper = how.startsWith('a wrapper') ? await wrapperOnPath(realCli) : undefined;
+      const server = await startEmbeddedTemporal({ namespace: 'default', port, niceness: 7, progress: () => undefined, env: wrapper?.env });
+      let pids: number[];
+      try {
+        if (wrapper) expect(basename(server.cliPath)).toBe('temporal');
+        pids = await pidsRunning(['server', 'start-dev', '--port', String(port)]);
+        // The launcher exec'd all the way down: one process, and it is the server, not a shell waiting on it.
+        expect(pids).toHaveLength(1);
+        expect(basename(await readlink(`/proc/${pids[0]}/exe`))).not.toMatch(shells);
+        const niceness = await threadNiceness(pids[0]!);
+        expect(niceness.length).toBeGreaterThan(1);
+        expect(new Set(niceness)).toEqual(new Set([7]));
+        // A session of its own, whose scheduling group has the same niceness, so that it holds against other
+        // sessions where the kernel groups by session (docs/adr/0048).
+        expect(await sessionOf(pids[0]!)).toBe(pids[0]);
+        expect(await sessionOf(pids[0]!)).not.toBe(await sessionOf(process.pid));
+        const group = await readFile(`/proc/${pids[0]}/autogroup`, 'utf8').catch(() => undefined);
+        if (group !== undefined) expect(group).toMatch(/ nice 7\n?$/);
+      } finally {
+        await server.stop();
+        await wrapper?.remove();
+      }
+      expect(await pidsRunning(['server', 'start-dev', '--port', String(port)])).toEqual([]);
+    },
+  );
+
+  it('runs the server in a session of its own at the caller\'s priority when no niceness is asked', async () => {
     const port = await freePort();
-    const server = await startEmbeddedTemporal({ namespace: 'default', port, niceness: 7, progress: () => undefined });
-    let pids: number[];
+    const server = await startEmbeddedTemporal({ namespace: 'default', port, progress: () => undefined });
     try {
-      pids = await pidsRunning(['server', 'start-dev', '--port', String(port)]);
-      expect(pids).toHaveLength(1);
-      // The launcher exec'd the CLI: the server process is the CLI itself, not a shell waiting on it.
-      expect(await readlink(`/proc/${pids[0]}/exe`)).toBe(await realpath(server.cliPath));
-      const niceness = await threadNiceness(pids[0]!);
-      expect(niceness.length).toBeGreaterThan(1);
-      expect(new Set(niceness)).toEqual(new Set([7]));
-      // A session of its own, whose scheduling group has the same niceness, so that it holds against other sessions
-      // where the kernel groups by session (decision 104).
-      expect(await sessionOf(pids[0]!)).toBe(pids[0]);
-      expect(await sessionOf(pids[0]!)).not.toBe(await sessionOf(process.pid));
-      const group = await readFile(`/proc/${pids[0]}/autogroup`, 'utf8').catch(() => undefined);
-      if (group !== undefined) expect(group).toMatch(/ nice 7\n?$/);
+      const [pid] = await pidsRunning(['server', 'start-dev', '--port', String(port)]);
+      // A Ctrl-C in the terminal signals the caller's process group only: the service stops the server itself.
+      expect(await sessionOf(pid!)).toBe(pid);
+      expect(new Set(await threadNiceness(pid!))).toEqual(new Set([Number((await procStatFields(`/proc/${process.pid}/stat`))[16])]));
     } finally {
       await server.stop();
     }
-    expect(await pidsRunning(['server', 'start-dev', '--port', String(port)])).toEqual([]);
   });
 });

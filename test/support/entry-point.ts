@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { weightedLaunchScript } from '../../src/embedded/weighted-launch.ts';
+import { weightedLaunchScript } from '../../src/dev/detached-launch.ts';
 
 export interface StartedEntryPoint {
   child: ChildProcess;
@@ -22,7 +22,7 @@ export async function startEntryPoint(
 ): Promise<StartedEntryPoint> {
   const niceness = options.niceness ?? 0;
   // With a niceness, a session of its own (`detached`) whose scheduling group has it too, so that it holds against
-  // other sessions as well (weightedLaunchScript, decision 104).
+  // other sessions as well (weightedLaunchScript, docs/adr/0046-cpu-priorities-where-the-scheduler-honours-them.md).
   const child =
     niceness === 0
       ? spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -1,5 +1,6 @@
 import type { ExperienceDefinitionInput } from '../../src/domain/experiences/definition-schema.ts';
 import { call, type TestAccount } from './api.ts';
+import { until } from './wait.ts';
 
 /** A definition with sensible defaults around the given nodes (trigger on `signup`, never re-enter, no goals). */
 export function flow(overrides: Record<string, unknown> & { nodes: unknown[] }): Record<string, unknown> {
@@ -30,15 +31,8 @@ export const listRuns = async (account: TestAccount, experienceId: string, query
 };
 
 /** Polls an experience's runs until the predicate holds; returns them. */
-export async function waitForRuns(account: TestAccount, experienceId: string, predicate: (runs: any[]) => boolean, timeoutMs = 20_000): Promise<any[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const runs = await listRuns(account, experienceId);
-    if (predicate(runs)) return runs;
-    if (Date.now() > deadline) throw new Error(`runs never matched: ${JSON.stringify(runs)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+export const waitForRuns = (account: TestAccount, experienceId: string, predicate: (runs: any[]) => boolean, timeoutMs = 20_000): Promise<any[]> =>
+  until(`the runs of experience ${experienceId} to match`, () => listRuns(account, experienceId), predicate, { timeoutMs });
 
 export const sampleConnectionId = 'conn_Qm3xV0b9XkLr2Tq8HsYw1A';
 export const sampleEndpointId = 'ep_Zt7Kp2LmN4xQ9bR1cW5vYg';

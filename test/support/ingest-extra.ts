@@ -1,11 +1,12 @@
-import { expect, inject } from 'vitest';
+import { inject } from 'vitest';
 
 import { buildWebhookHeaders } from '../../src/security/standard-webhooks.ts';
 import { call, type ApiResponse, type TestAccount } from './api.ts';
+import { ok } from './http-assertions.ts';
 import { startApiInstance, type ApiInstance } from './instances.ts';
 import type { ConnectionFixture } from './ingest.ts';
 
-// Helpers for the ingest tests: a second API instance, signed posts to any instance, and error-shape checks.
+// Helpers for the ingest tests: a second API instance, signed posts to any instance, and an account's events.
 
 export { unreachable } from './instances.ts';
 
@@ -68,27 +69,6 @@ export async function postSignedTo(
 export const post = (connection: Pick<ConnectionFixture, 'inboundKey' | 'signingSecret'>, body: unknown, options: SignOptions = {}) =>
   postSignedTo(inject('apiUrl'), connection, body, options);
 
-/** Asserts the status and returns the body; the message shows the body when the status is wrong. */
-export function ok<T = any>(response: ApiResponse<T>, status = 200): T {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
-
-/** Asserts the one error body: `{ error: { code, message, requestId, details? } }`, with the requestId echoed. */
-export function expectError(response: ApiResponse, status: number, code: string) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.body).toEqual({
-    error: {
-      code,
-      message: expect.any(String),
-      requestId: response.headers.get('x-request-id'),
-      ...(response.body?.error?.details ? { details: expect.any(Array) } : {}),
-    },
-  });
-  expect(response.body.error.message.length).toBeGreaterThan(0);
-  return response.body.error as { code: string; message: string; requestId: string; details?: Array<{ path: string; message: string }> };
-}
-
 /** Every inbound event of the account (walks all pages). */
 export async function eventsOf(account: TestAccount, query = ''): Promise<any[]> {
   const items: any[] = [];
@@ -100,15 +80,4 @@ export async function eventsOf(account: TestAccount, query = ''): Promise<any[]>
     cursor = page.nextCursor;
   } while (cursor);
   return items;
-}
-
-/** Polls until the check returns a value other than undefined/false, or fails after the timeout. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

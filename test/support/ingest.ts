@@ -1,6 +1,7 @@
 import { inject } from 'vitest';
 import { buildWebhookHeaders } from '../../src/security/standard-webhooks.ts';
 import { call, type TestAccount } from './api.ts';
+import { until } from './wait.ts';
 
 export interface ConnectionFixture {
   connectionId: string;
@@ -46,14 +47,12 @@ export async function postSigned(
 
 /** Polls the events list until the event reaches a final status (or the given one). */
 export async function waitForEvent(account: TestAccount, messageId: string, status?: string, timeoutMs = 15_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const eventOf = async () => {
     const page = await call('GET', `/accounts/${account.accountId}/events?limit=100`, { token: account.apiKey });
-    const event = page.body.items?.find((item: { messageId: string }) => item.messageId === messageId);
-    if (event && (status ? event.status === status : !['RECEIVED'].includes(event.status))) return event;
-    if (Date.now() > deadline) throw new Error(`event ${messageId} never reached ${status ?? 'a final status'}: ${JSON.stringify(event)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return page.body.items?.find((item: { messageId: string }) => item.messageId === messageId);
+  };
+  const reached = (event: any) => event !== undefined && (status ? event.status === status : !['RECEIVED'].includes(event.status));
+  return until(`event ${messageId} to reach ${status ?? 'a final status'}`, eventOf, reached, { timeoutMs });
 }
 
 export const apiUrl = () => inject('apiUrl');

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { inject } from 'vitest';
-import { freePort } from '../../src/embedded/postgres.ts';
+import { freePort } from '../../src/dev/embedded-postgres.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
 import { closeApiServices, createApiServices, type ApiSettings } from '../../src/service/compose.ts';
@@ -12,8 +12,15 @@ export const unreachable = '127.0.0.1:9';
 export type ApiInstance = RunningApi & { stop: () => Promise<void> };
 
 /**
+ * The management API's rate limit of the suite's API instances (test/global-setup.ts's too): far above what any
+ * test sends, so that only test/api/api-rate-limit.test.ts, which asks for the defaults, meets it. The limiter
+ * still runs on every request.
+ */
+export const suiteApiRateLimit = { perSecond: 100_000, burst: 100_000 };
+
+/**
  * Another API instance in this process, on the run's database, Temporal server and task queue unless the test
- * chooses otherwise (one dependency down, another task queue).
+ * chooses otherwise (one dependency down, another task queue, the default rate limit).
  */
 export async function startApiInstance(overrides: Partial<ApiSettings> = {}): Promise<ApiInstance> {
   const services = await createApiServices({
@@ -22,6 +29,7 @@ export async function startApiInstance(overrides: Partial<ApiSettings> = {}): Pr
     namespace: inject('namespace'),
     taskQueue: inject('taskQueue'),
     adminToken: 'x'.repeat(32),
+    apiRateLimit: suiteApiRateLimit,
     ingestRateLimit: { perSecond: 1000, burst: 1000 },
     secretsKey: inject('secretsKey'),
     delivery: inject('delivery'),
@@ -71,7 +79,14 @@ export async function startApiProcess(taskQueue: string, env: NodeJS.ProcessEnv 
   const port = await freePort();
   const { child, line } = await startEntryPoint(
     'src/main/api.ts',
-    { ...serviceEnv(taskQueue), ADMIN_TOKEN: 'x'.repeat(32), PORT: String(port), ...env },
+    {
+      ...serviceEnv(taskQueue),
+      ADMIN_TOKEN: 'x'.repeat(32),
+      PORT: String(port),
+      API_RATE_LIMIT_PER_SECOND: String(suiteApiRateLimit.perSecond),
+      API_RATE_LIMIT_BURST: String(suiteApiRateLimit.burst),
+      ...env,
+    },
     'api listening',
   );
   return { child, url: String(line.url) };

@@ -1,3 +1,5 @@
+import { until } from './wait.ts';
+
 /** One sample of a Prometheus text exposition: `name{label="value",…} value`. */
 export interface Sample {
   name: string;
@@ -35,11 +37,11 @@ export async function scrape(url: string): Promise<{ status: number; contentType
 
 /** Scrapes until `predicate` holds on the samples (a counter moves after the work it counts is visible elsewhere). */
 export async function waitForMetrics(url: string, predicate: (samples: Sample[]) => boolean, timeoutMs = 20_000): Promise<Sample[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { samples, text } = await scrape(url).catch((error: unknown) => ({ samples: [] as Sample[], text: String(error) }));
-    if (predicate(samples)) return samples;
-    if (Date.now() > deadline) throw new Error(`metrics at ${url} never matched:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // A failed scrape counts as no match yet; on timeout the last scrape's text (or error) is shown.
+  const scrapeOrError = () => scrape(url).catch((error: unknown) => ({ samples: [] as Sample[], text: String(error) }));
+  const { samples } = await until(`the metrics at ${url} to match`, scrapeOrError, (scraped) => predicate(scraped.samples), {
+    timeoutMs,
+    show: (last) => `\n${last.text}`,
+  });
+  return samples;
 }

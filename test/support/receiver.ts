@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { inject } from 'vitest';
+import { until } from './wait.ts';
 
 export interface ReceivedRequest {
   path: string;
@@ -55,11 +56,11 @@ export async function startReceiver(responder: Responder = () => ({ status: 200,
     requests,
     respondWith: (next) => (respond = next),
     async waitForRequests(count, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (requests.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} requests, received ${requests.length}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await until(`${count} requests at the receiver`, () => requests.length, (received) => received >= count, {
+        timeoutMs,
+        intervalMs: 25,
+        show: (received) => `${received} received`,
+      });
       return requests.slice(0, count);
     },
     close: () =>

@@ -1,7 +1,10 @@
 /** Request bodies shaped like the spec's samples. Free of vitest, so the benches use them too. */
 
-/** The message body from the spec's sample request. */
-export const sampleMessage = (appId: string) => ({
+/**
+ * The message body from the spec's sample request. Its `filterId` must name a segment of the app (else 422
+ * `unknown_segment`), so it is sent only when given.
+ */
+export const sampleMessage = (appId: string, filterId?: string) => ({
   appId,
   title: 'Weekend sale',
   subtitle: 'Up to 50% off',
@@ -13,7 +16,7 @@ export const sampleMessage = (appId: string) => ({
   expiry: 1440,
   playTime: 1_795_000_000_000,
   about: [],
-  filterId: 'segment-42',
+  ...(filterId === undefined ? {} : { filterId }),
   priority: 'LOW',
   favourite: 0,
   type: 'RICHPUSH',

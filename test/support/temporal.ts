@@ -10,10 +10,11 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { inject } from 'vitest';
-import { pathCandidates, temporalCli, temporalTestServer } from '../../src/temporal/cli-path.ts';
-import { isExecutable } from '../../src/temporal/install-tool.ts';
-import { firstExecutable, provisionOnThisMachine } from '../../src/temporal/provision-cli.ts';
-import { searchAttributes } from '../../src/temporal/search-attributes.ts';
+import { pathCandidates, temporalCli, temporalTestServer } from '../../src/dev/cli-path.ts';
+import { isExecutable } from '../../src/dev/install-tool.ts';
+import { firstExecutable, provisionOnThisMachine } from '../../src/dev/provision-cli.ts';
+import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
+import { until } from './wait.ts';
 
 export const historiesDir = fileURLToPath(new URL('../fixtures/histories', import.meta.url));
 
@@ -34,26 +35,21 @@ export async function temporalClient(): Promise<{ client: Client; close: () => P
  * event (a long poll), not a fixed sleep; it fails when the run has not closed within the timeout.
  */
 export async function waitForRunClosed(client: Client, workflowId: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   const handle = client.workflow.getHandle(workflowId);
-  for (;;) {
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw new Error(`${workflowId} did not close within ${timeoutMs} ms`);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${workflowId} did not close within ${timeoutMs} ms`)), remaining);
-    });
-    try {
-      await Promise.race([handle.result(), timedOut]);
-      return;
-    } catch (error) {
-      if (error instanceof WorkflowFailedError) return;
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(
+    `${workflowId} to close`,
+    async (signal) => {
+      try {
+        await client.withAbortSignal(signal, () => handle.result());
+        return true;
+      } catch (error) {
+        if (error instanceof WorkflowFailedError) return true;
+        if (error instanceof WorkflowNotFoundError) return false; // not started yet
+        throw error;
+      }
+    },
+    { timeoutMs },
+  );
 }
 
 /** A worker on a task queue of its own, on the workflow bundle built once by the global setup, with given activities. */
@@ -121,13 +117,7 @@ type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory'
 
 /** Polls a run's history until an event matches (the event, not a fixed sleep, ends the wait); returns that event. */
 export async function waitForHistoryEvent(handle: WorkflowHandle, matches: (event: HistoryEvent) => boolean, timeoutMs = 10_000): Promise<HistoryEvent> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await handle.fetchHistory()).events?.find(matches);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no matching history event in ${handle.workflowId} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return until(`a matching history event in ${handle.workflowId}`, async () => (await handle.fetchHistory()).events?.find(matches), { timeoutMs });
 }
 
 /** A workflow task that failed (a bug in workflow code): the run stays open, to resume on a fixed worker. */

@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/embedded/postgres.ts';
+import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.ts';
 import type { Logger } from '../../src/logger.ts';
 
 export interface TestDatabase {

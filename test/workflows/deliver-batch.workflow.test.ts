@@ -2,14 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryId, EntityId, EntityType } from '../../src/temporal/search-attributes.ts';
-import {
-  batchDeliveries,
-  deliveryBatchWorkflowId,
-  startDeliveryBatch,
-  type DeliverBatchInput,
-} from '../../workflows/deliver-batch.contract.ts';
-import type { DeliveryRetry } from '../../workflows/deliver-webhook.contract.ts';
+import { DeliveryId, EntityId, EntityType } from '../../src/sandbox-safe/search-attributes.ts';
+import { batchDeliveries, deliveryBatchWorkflowId, type DeliverBatchInput } from '../../workflows/deliver-batch.contract.ts';
+import { startDeliveryBatch } from '../../src/temporal/starters/deliver-batch.ts';
+import type { DeliveryRetry } from '../../workflows/deliver-batch.contract.ts';
 import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked, startTimeSkippingEnvironment } from '../support/temporal.ts';
 
 const retry: DeliveryRetry = { initialMs: 50, backoff: 2, maxAttempts: 3, timeoutMs: 1000 };

@@ -5,16 +5,10 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ExperienceDefinition } from '../../src/domain/experiences/definition-schema.ts';
 import type { EndRunInput } from '../../src/domain/experiences/run-steps.ts';
-import {
-  cancelRun,
-  runEvent,
-  runState,
-  startExperienceRun,
-  type ExperienceRunInput,
-  type ExperienceRunState,
-  type ExperienceRunWorkflow,
-} from '../../workflows/experience-run.contract.ts';
+import { cancelRun, runEvent, runState, type ExperienceRunInput, type ExperienceRunState, type ExperienceRunWorkflow } from '../../workflows/experience-run.contract.ts';
+import { startExperienceRun } from '../../src/temporal/starters/experience-run.ts';
 import { connectTestEnvironment, recordHistoryIfAsked, startTimeSkippingEnvironment } from '../support/temporal.ts';
+import { until } from '../support/wait.ts';
 
 const day = 24 * 3600;
 
@@ -111,14 +105,11 @@ async function withRun<T>(
 }
 
 /** Waits (by query, which does not move time) until the run is at the node. */
-async function reach(handle: WorkflowHandle, nodeId: string): Promise<ExperienceRunState> {
-  for (let i = 0; i < 200; i++) {
-    const state = await handle.query(runState);
-    if (state.currentNodeId === nodeId && state.status === 'running') return state;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the run never reached ${nodeId}`);
-}
+const reach = (handle: WorkflowHandle, nodeId: string): Promise<ExperienceRunState> =>
+  until(`the run to reach ${nodeId}`, () => handle.query(runState), (state) => state.currentNodeId === nodeId && state.status === 'running', {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  });
 
 const event = (eventType: string, eventId = `iev_${randomUUID()}`) => ({ eventId, eventType, occurredAt: new Date().toISOString() });
 

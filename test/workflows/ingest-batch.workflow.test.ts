@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProcessedEvent } from '../../src/domain/ingest/process-inbound-events.ts';
-import { ingestBatchEventState, ingestBatchWorkflowId, startIngestBatch, type IngestBatchInput } from '../../workflows/ingest-batch.contract.ts';
+import { ingestBatchEventState, ingestBatchWorkflowId, type IngestBatchInput } from '../../workflows/ingest-batch.contract.ts';
+import { startIngestBatch } from '../../src/temporal/starters/ingest-batch.ts';
 import type { IngestState } from '../../workflows/ingest-event.contract.ts';
 import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
 

@@ -3,15 +3,10 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LinkOutcome } from '../../src/domain/ingest/record-inbound-event.ts';
+import type { LinkOutcome } from '../../src/domain/ingest/link-inbound-event.ts';
 import type { EventConfig } from '../../src/persistence/entities/connection.ts';
-import {
-  ingestState,
-  ingestWorkflowId,
-  startIngestRun,
-  visitorLinked,
-  type IngestEventInput,
-} from '../../workflows/ingest-event.contract.ts';
+import { ingestState, ingestWorkflowId, visitorLinked, type IngestEventInput } from '../../workflows/ingest-event.contract.ts';
+import { startIngestRun } from '../../src/temporal/starters/ingest-event.ts';
 import { connectTestEnvironment, createTestWorker, isWorkflowTaskFailure, recordHistoryIfAsked, waitForHistoryEvent } from '../support/temporal.ts';
 
 let env: TestWorkflowEnvironment;

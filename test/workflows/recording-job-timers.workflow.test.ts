@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createJobActivities } from '../../activities/jobs.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
-import { createRecordingJobRun, executeJob, recordingJobHandle, updateJob } from '../../workflows/recording-job.contract.ts';
+import { executeJob, updateJob } from '../../workflows/recording-job.contract.ts';
+import { createRecordingJobRun, recordingJobHandle } from '../../src/temporal/starters/recording-job.ts';
 import { newAccount } from '../support/api.ts';
 import { newMessage } from '../support/jobs.ts';
 import { startTimeSkippingEnvironment } from '../support/temporal.ts';
@@ -54,7 +54,7 @@ describe('recording job timers (time-skipping)', () => {
     const start = await env.currentTimeMs();
 
     await worker.runUntil(async () => {
-      await createRecordingJobRun({ client: env.client, taskQueue }, WithStartWorkflowOperation, {
+      await createRecordingJobRun({ client: env.client, taskQueue }, {
         jobId,
         accountId: account.accountId,
         appId: account.appId,

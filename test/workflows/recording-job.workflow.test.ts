@@ -1,28 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createJobActivities } from '../../activities/jobs.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
-import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/temporal/search-attributes.ts';
-import {
-  acceptJob,
-  cancelJob,
-  createJob,
-  executeJob,
-  jobState,
-  selectRecording,
-  submitRecording,
-  createRecordingJobRun,
-  recordingJobHandle,
-  updateJob,
-  type CreateJobArgs,
-} from '../../workflows/recording-job.contract.ts';
+import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/sandbox-safe/search-attributes.ts';
+import { acceptJob, cancelJob, createJob, executeJob, jobState, selectRecording, submitRecording, updateJob, type CreateJobArgs } from '../../workflows/recording-job.contract.ts';
+import { createRecordingJobRun, recordingJobHandle } from '../../src/temporal/starters/recording-job.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { newMessage } from '../support/jobs.ts';
 import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
+import { until } from '../support/wait.ts';
 
 let env: TestWorkflowEnvironment;
 let orm: Orm;
@@ -68,7 +58,7 @@ const jobArgs = (notificationId: string, overrides: Partial<CreateJobArgs> = {})
 /** Starts a job run the way the API does: through the contract's update-with-start helper. */
 async function startJob(account: TestAccount, args: CreateJobArgs, historyLimit?: number) {
   const jobId = randomUUID();
-  const created = await createRecordingJobRun({ client: env.client, taskQueue }, WithStartWorkflowOperation, {
+  const created = await createRecordingJobRun({ client: env.client, taskQueue }, {
     jobId,
     accountId: account.accountId,
     appId: account.appId,
@@ -87,15 +77,9 @@ async function runIds(handle: WorkflowHandle): Promise<{ first: string; latest: 
   return { first: latest.raw.workflowExecutionInfo!.firstRunId!, latest: latest.runId };
 }
 
-/** Polls until the workflow id points at a run other than its first (or the time is up). */
-async function waitForNewRun(handle: WorkflowHandle, timeoutMs = 3000): Promise<{ first: string; latest: string }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ids = await runIds(handle);
-    if (ids.latest !== ids.first || Date.now() > deadline) return ids;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Polls until the workflow id points at a run other than its first (it continued as new); fails when the time is up. */
+const waitForNewRun = (handle: WorkflowHandle, timeoutMs = 3000): Promise<{ first: string; latest: string }> =>
+  until(`${handle.workflowId} to continue as new`, () => runIds(handle), (ids) => ids.latest !== ids.first, { timeoutMs });
 
 describe('recordingJob workflow', () => {
   it('runs the full lifecycle to completion on the real activities (and records its history when asked)', async () => {
@@ -135,8 +119,7 @@ describe('recordingJob workflow', () => {
     expect(last).toMatchObject({ status: 'ASSIGNED', artist: 'artist-40@example.com', title: 'Long-lived #40' });
 
     // The loop continues as new once the last event is out and no update is running.
-    const { first, latest } = await waitForNewRun(handle, 10_000);
-    expect(latest).not.toBe(first);
+    const { first } = await waitForNewRun(handle, 10_000);
     const firstRun = await env.client.workflow.getHandle(handle.workflowId, first).describe();
     expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
     const current = await handle.describe();
@@ -166,7 +149,7 @@ describe('recordingJob workflow', () => {
     // Further transitions still work, through the API too, and are checked against the carried state.
     const refused = await call('POST', `/job/accept?id=${jobId}`, { token: account.apiKey });
     expect(refused.status).toBe(409);
-    expect(refused.body.error.message).toBe('The job is ASSIGNED; accept requires SELECTED');
+    expect(refused.body.error.message).toBe('The job is ASSIGNED; POST /job/accept requires SELECTED');
     const { fileId } = await handle.executeUpdate(submitRecording, { args: [{ url: 'https://cdn.example.com/long.m4a' }] });
     const selected = await call('POST', `/richPush/select?file_id=${fileId}`, { token: account.apiKey });
     expect(selected.status).toBe(200);
@@ -181,9 +164,8 @@ describe('recordingJob workflow', () => {
     const { handle } = await startJob(account, jobArgs(notificationId, { title: 'Quiet' }), 60);
     // ~9 history events each: 20 of them take the run far past its limit of 60.
     for (let i = 1; i <= 20; i++) await handle.executeUpdate(updateJob, { args: [{ title: `Quiet #${i}` }] });
-    const { first, latest } = await waitForNewRun(handle);
     try {
-      expect(latest).not.toBe(first);
+      await waitForNewRun(handle);
       expect((await handle.describe()).historyLength).toBeLessThan(120);
     } finally {
       await handle.executeUpdate(cancelJob);
@@ -210,7 +192,7 @@ describe('recordingJob workflow', () => {
     const notificationId = await newMessage(account);
     const { handle } = await startJob(account, jobArgs(notificationId));
     await expect(handle.executeUpdate(acceptJob)).rejects.toMatchObject({
-      cause: expect.objectContaining({ type: 'invalid_state', message: 'The job is CREATED; accept requires SELECTED' }),
+      cause: expect.objectContaining({ type: 'invalid_state', message: 'The job is CREATED; POST /job/accept requires SELECTED' }),
     });
     // create again answers the existing job rather than making a second one.
     const again = await handle.executeUpdate(createJob, { args: [jobArgs(notificationId, { title: 'Other' })] });
@@ -221,7 +203,7 @@ describe('recordingJob workflow', () => {
     // A run whose create fails (here: the message is another account's) answers not_found and ends with null.
     const stranger = await newAccount();
     const jobId = randomUUID();
-    const create = createRecordingJobRun({ client: env.client, taskQueue }, WithStartWorkflowOperation, {
+    const create = createRecordingJobRun({ client: env.client, taskQueue }, {
       jobId,
       accountId: stranger.accountId,
       appId: stranger.appId,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startSelfTest } from '../../workflows/self-test.contract.ts';
+import { startSelfTest } from '../../src/temporal/starters/self-test.ts';
 import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
 
 let env: TestWorkflowEnvironment;

@@ -1,23 +1,49 @@
 import { z } from 'zod';
 import { checkAbTest } from '../../domain/abtests/check-ab-test.ts';
-import { formatPlayTime, parsePlayTime, playTimeFormatDescription } from '../../domain/abtests/play-time.ts';
+import {
+  formatPlayTime,
+  maxPlayTimeEpochMs,
+  parsePlayTime,
+  playTimeExpected,
+  playTimeFormatDescription,
+  playTimeFromEpochMs,
+} from '../../domain/abtests/play-time.ts';
 import type { AbTestResults } from '../../domain/abtests/ab-test-results.ts';
 import { abTestStates, type AbTest } from '../../persistence/entities/ab-test.ts';
 import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
 const segmentId = z.string().min(1).max(64).meta({ description: 'The audience segment (`POST /filter/create`).' });
+/**
+ * The spec's form, or epoch milliseconds as messages take them. Every refusal (wrong type, wrong form, impossible date,
+ * out of range) is one detail that says both forms with an example.
+ */
 const playTime = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:?\d{2})$/)
-  .transform((text, ctx) => {
-    const parsed = parsePlayTime(text);
-    if (!parsed) ctx.addIssue({ code: 'custom', message: `must be a date and time as ${playTimeFormatDescription}` });
+  .union(
+    [
+      z.string().meta({ description: playTimeFormatDescription, example: '2026-11-20T10:00:00.000+0100' }),
+      z.number().meta({
+        description: 'Epoch milliseconds, as on messages; answered in the spec’s form, in UTC (+0000).',
+        override: { type: 'integer', minimum: 0, maximum: maxPlayTimeEpochMs },
+      }),
+    ],
+    { error: playTimeExpected },
+  )
+  .transform((value, ctx) => {
+    const parsed = typeof value === 'number' ? playTimeFromEpochMs(value) : parsePlayTime(value);
+    if (!parsed) ctx.addIssue({ code: 'custom', message: playTimeExpected });
     return parsed ?? z.NEVER;
   })
-  .meta({ description: playTimeFormatDescription, example: '2026-11-20T10:00:00.000+0100' });
+  .meta({ description: `${playTimeFormatDescription}; or epoch milliseconds.` });
 /** Any whole number a column holds: validate, not the edge, checks the ranges a test needs (and lists each miss). */
 const storableInt = z.number().int().min(-2_147_483_648).max(2_147_483_647);
 const expiry = storableInt.meta({ description: 'Minutes the test runs, 1 to 43,200 (checked by validate; default 1440).' });
+/** A window of no minutes (or fewer) is refused at create; update stores what validate will list. */
+const createExpiry = z
+  .number()
+  .int()
+  .min(1, 'must be at least 1 minute (the test’s window; default 1440)')
+  .max(2_147_483_647)
+  .meta({ description: 'Minutes the test runs: at least 1 here; validate checks 1 to 43,200 (default 1440).' });
 const testPercent = storableInt.meta({ description: 'Percent of the segment in the test, split evenly between A and B; 2 to 100 (checked by validate; default 20).' });
 
 export const createAbTestBody = z
@@ -26,7 +52,7 @@ export const createAbTestBody = z
     abTestName: trimmedText(200),
     description: z.string().max(2000).nullable().optional(),
     filterId: segmentId.nullable().optional(),
-    expiry: expiry.optional(),
+    expiry: createExpiry.optional(),
   })
   .meta({ id: 'CreateAbTest' });
 

@@ -21,7 +21,7 @@ const notFound = { description: 'No such connection in this account' };
 const invalidUrl = { description: 'outboundUrl is not https, has credentials, a query or a fragment, or resolves to a blocked address (`invalid_url`)' };
 const deps = ({ em, services }: RequestContext) => ({ em, secrets: services.secrets, outbound: services.outbound });
 const baseUrlOf = ({ services, request }: RequestContext) => services.ingest.baseUrl ?? request.origin;
-/** This instance's ingest path sees the change at once; other instances within their cache's second (decision 90). */
+/** This instance's ingest path sees the change at once; other instances within their cache's second (docs/adr/0033-ingest-reads-postgres-once-per-request.md). */
 const forgetInbound = ({ services }: RequestContext, connectionId: string) => services.ingest.connections.forget(connectionId);
 
 export const connectionRoutes = [

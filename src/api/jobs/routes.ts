@@ -26,6 +26,7 @@ const tag = 'Recording jobs';
 const job = { description: 'The job as stored after the step', schema: jobSchema };
 const notFound = { description: 'No such job (or recording) in this account' };
 const invalidState = { description: 'Not allowed from the job’s current state (`invalid_state`); the message names both' };
+const unknownSegment = { description: 'The filterId names no segment of the job’s app (`unknown_segment`)' };
 
 export const jobRoutes = [
   defineRoute({
@@ -37,7 +38,12 @@ export const jobRoutes = [
     auth: 'account',
     interactive: true,
     body: createJobBody,
-    responses: { 201: { description: 'The new job', schema: jobSchema }, 404: notFound, 409: { description: 'The message is not DRAFT' } },
+    responses: {
+      201: { description: 'The new job', schema: jobSchema },
+      404: notFound,
+      409: { description: 'The message is not DRAFT (`invalid_state`)' },
+      422: unknownSegment,
+    },
     handler: async ({ body }, ctx) => ({ status: 201, body: await createRecordingJob(jobDeps(ctx), ctx.account.id, body) }),
   }),
   defineRoute({
@@ -49,7 +55,7 @@ export const jobRoutes = [
     auth: 'account',
     interactive: true,
     body: updateJobBody,
-    responses: { 200: job, 404: notFound, 409: invalidState },
+    responses: { 200: job, 404: notFound, 409: invalidState, 422: unknownSegment },
     handler: async ({ body }, ctx) => {
       const { id, companyId: _companyId, ...changes } = body;
       return { status: 200, body: await updateRecordingJob(jobDeps(ctx), ctx.account.id, id, changes) };

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/ingest/normalise/envelope.ts';
-import { jobStatuses } from '../../domain/jobs/job-transitions.ts';
+import { jobStatuses } from '../../sandbox-safe/job-transitions.ts';
 import { paginationQuery, pageOf, timestamp, trimmedText } from '../shared-schemas.ts';
 
 const epochMs = z.number().int().min(0).max(8_640_000_000_000_000).meta({ description: 'Epoch milliseconds.' });
 const level = z.string().regex(/^[A-Z][A-Z_]{0,31}$/, 'must be an upper-case token such as TORSO');
 
-/** The spec's job fields. Which are required and their ranges are decisions (docs/decisions.md). */
+/** The spec's job fields. Which are required and their ranges are decisions (docs/spec-decisions.md, "Job fields"). */
 const jobFields = {
   title: trimmedText(200),
   description: z.string().max(4000).nullable().optional(),
@@ -17,7 +17,13 @@ const jobFields = {
   favourite: z.union([z.literal(0), z.literal(1)]).default(0),
   script: z.string().max(20_000).nullable().optional(),
   jobType: z.enum(['RICHPUSH']).default('RICHPUSH'),
-  filterId: z.string().min(1).max(128).nullable().optional(),
+  filterId: z
+    .string()
+    .min(1)
+    .max(128)
+    .nullable()
+    .optional()
+    .meta({ description: 'The audience segment: the id of a segment of the job’s app (`POST /filter/create`); any other value is 422 `unknown_segment`.' }),
 };
 
 const datesInOrder = (job: { dueDate?: number | null | undefined; artistDueDate?: number | null | undefined }) =>

@@ -26,6 +26,7 @@ export const notificationRoutes = [
     responses: {
       201: { description: 'The stored message', schema: notificationSchema },
       404: { description: 'The appId is not one of the account’s apps' },
+      422: { description: 'The filterId names no segment of the app (`unknown_segment`)' },
     },
     handler: async ({ body }, { em, account }) => ({
       status: 201,

@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { notificationStatuses, type Notification } from '../../persistence/entities/notification.ts';
 import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
-/** The spec's push message fields. Required fields, enums and limits are decisions recorded in docs/decisions.md. */
-export const messageFields = {
+/**
+ * The spec's push message fields, as its from-stock body lists them. Required fields, enums and limits are decisions
+ * recorded in docs/spec-decisions.md ("Message fields").
+ */
+const fromStockFields = {
   appId: z.uuid(),
   title: trimmedText(200),
   subtitle: z.string().max(200).optional(),
@@ -18,15 +21,25 @@ export const messageFields = {
   type: z.enum(['RICHPUSH', 'PUSH']).default('RICHPUSH'),
 };
 
-export const createNotificationBody = z
-  .strictObject({
-    ...messageFields,
-    filterId: z.string().min(1).max(128).optional(),
-    priority: z.enum(['LOW', 'NORMAL', 'HIGH']).default('NORMAL'),
-    favourite: z.union([z.literal(0), z.literal(1)]).default(0),
-    channel: z.enum(['PUSH']).default('PUSH'),
-  })
-  .meta({ id: 'CreateNotification' });
+/**
+ * Every field of a message body: the from-stock fields and the ones the spec sends on create only (filterId, priority,
+ * favourite, channel). Both `POST /notification/create` and `POST /slot/create/fromStock` take these, with the same
+ * rules and defaults, so a message made from stock can target a segment too.
+ */
+export const messageBodyFields = {
+  ...fromStockFields,
+  filterId: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .meta({ description: 'The audience segment: the id of a segment of the same app (`POST /filter/create`); any other value is 422 `unknown_segment`.' }),
+  priority: z.enum(['LOW', 'NORMAL', 'HIGH']).default('NORMAL'),
+  favourite: z.union([z.literal(0), z.literal(1)]).default(0),
+  channel: z.enum(['PUSH']).default('PUSH'),
+};
+
+export const createNotificationBody = z.strictObject(messageBodyFields).meta({ id: 'CreateNotification' });
 
 export const notificationSchema = z
   .object({

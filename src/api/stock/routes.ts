@@ -44,7 +44,11 @@ export const stockRoutes = [
     auth: 'account',
     query: stockIdQuery,
     body: slotFromStockBody,
-    responses: { 201: { description: 'The slot and its message', schema: slotSchema }, 404: { description: 'No such stock item or app in this account' } },
+    responses: {
+      201: { description: 'The slot and its message', schema: slotSchema },
+      404: { description: 'No such stock item or app in this account' },
+      422: { description: 'The filterId names no segment of the app (`unknown_segment`)' },
+    },
     handler: async ({ query, body }, { em, account }) => {
       const { slot, notification } = await createSlotFromStock(em, account.id, query.stockId, body);
       return { status: 201, body: { slotId: slot.id, stockId: slot.stockId, notification: toNotificationResponse(notification) } };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Stock } from '../../persistence/entities/stock.ts';
-import { messageFields, notificationSchema } from '../notifications/schemas.ts';
+import { messageBodyFields, notificationSchema } from '../notifications/schemas.ts';
 import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
 export const createStockBody = z
@@ -19,8 +19,11 @@ export const stockSchema = z
 export const listStockQuery = z.object({ appId: z.uuid().optional(), ...paginationQuery });
 export const stockPage = pageOf(stockSchema).meta({ id: 'StockPage' });
 
-/** The spec's from-stock body: the message fields without filterId, priority, favourite and channel. */
-export const slotFromStockBody = z.strictObject(messageFields).meta({ id: 'CreateSlotFromStock' });
+/**
+ * The from-stock body: the message create body, field for field. The spec's from-stock body lacks filterId, priority,
+ * favourite and channel; they are optional here as on create, with the same defaults.
+ */
+export const slotFromStockBody = z.strictObject(messageBodyFields).meta({ id: 'CreateSlotFromStock' });
 export const stockIdQuery = z.object({ stockId: z.uuid() });
 
 export const slotSchema = z

@@ -1,10 +1,10 @@
-import { WithStartWorkflowOperation } from '@temporalio/client';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AbTest } from '../../persistence/entities/ab-test.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { withUpdateErrors } from '../../temporal/update-errors.ts';
-import { abTestHandle, cancelAbTest, scheduleAbTestRun, withdrawAbTest } from '../../../workflows/ab-test.contract.ts';
+import { cancelAbTest, withdrawAbTest } from '../../../workflows/ab-test.contract.ts';
+import { abTestHandle, scheduleAbTestRun } from '../../temporal/starters/ab-test.ts';
 import { DomainError, validationFailed } from '../errors.ts';
 import type { PlayTime } from './play-time.ts';
 import { checkAbTest, type AbTestCheck } from './check-ab-test.ts';
@@ -98,7 +98,7 @@ export async function scheduleAbTest(deps: AbTestDeps, accountId: string, testId
     const check = await checkAbTest(tx, test);
     if (check.problems.length) throw new DomainError('abtest_not_valid', 'The A/B test is not valid any more', check.problems);
     await withUpdateErrors(
-      () => scheduleAbTestRun(deps.temporal, WithStartWorkflowOperation, { version: 1, testId, accountId, appId, name: test.name }, test.playTime!.getTime()),
+      () => scheduleAbTestRun(deps.temporal, { version: 1, testId, accountId, appId, name: test.name }, test.playTime!.getTime()),
       async () => {
         throw new DomainError('conflict', 'The test could not be scheduled; retry');
       },

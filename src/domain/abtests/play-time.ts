@@ -6,6 +6,14 @@ const playTimePattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\
 
 export const playTimeFormatDescription = 'yyyy-MM-ddTHH:mm:ss.SSS±HHMM, e.g. 2026-11-20T10:00:00.000+0100 (Z and ±HH:MM are accepted)';
 
+/** The last instant a playTime can name: answers write four-digit years, as the spec's form does. */
+export const maxPlayTimeEpochMs = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** What a refusal of a playTime says: both forms, with an example, never a pattern. */
+export const playTimeExpected =
+  `must be a date and time as ${playTimeFormatDescription}, or epoch milliseconds as on messages ` +
+  `(a whole number from 0 to ${maxPlayTimeEpochMs})`;
+
 export interface PlayTime {
   at: Date;
   offsetMinutes: number;
@@ -25,6 +33,12 @@ export function parsePlayTime(text: string): PlayTime | undefined {
     return undefined;
   }
   return { at: new Date(local - offsetMinutes * 60_000), offsetMinutes };
+}
+
+/** A playTime sent as epoch milliseconds (as messages take it): that instant, answered in UTC; undefined when out of range. */
+export function playTimeFromEpochMs(ms: number): PlayTime | undefined {
+  if (!Number.isInteger(ms) || ms < 0 || ms > maxPlayTimeEpochMs) return undefined;
+  return { at: new Date(ms), offsetMinutes: 0 };
 }
 
 /** `2026-11-20T10:00:00.000+0100`: the instant shown in the given offset. */

@@ -1,4 +1,4 @@
-import type { DeliveryRetry } from '../../../workflows/deliver-webhook.contract.ts';
+import type { DeliveryRetry } from '../../../workflows/deliver-batch.contract.ts';
 
 /** How deliveries retry, and when an endpoint that keeps failing is disabled; from configuration. */
 export interface DeliverySettings {

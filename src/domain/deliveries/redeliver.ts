@@ -4,7 +4,7 @@ import { newId } from '../../security/ids.ts';
 import { DomainError, notFound } from '../errors.ts';
 import type { PublishDeps } from '../events/publish-event.ts';
 import { findOwnedEndpoint } from '../endpoints/find-owned-endpoint.ts';
-import { deliveryOutboxChannel } from './delivery-outbox.ts';
+import { deliveryOutboxChannel } from '../../outbox/channels.ts';
 
 /**
  * Sends a delivered (or failed) event again to the same endpoint, under the same envelope id, so the receiver can

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ExperienceRun } from '../../persistence/entities/experience-run.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { withUpdateErrors } from '../../temporal/update-errors.ts';
-import { cancelRun, experienceRunHandle } from '../../../workflows/experience-run.contract.ts';
+import { cancelRun } from '../../../workflows/experience-run.contract.ts';
+import { experienceRunHandle } from '../../temporal/starters/experience-run.ts';
 import { DomainError } from '../errors.ts';
 import { findOwnedRun } from './find-owned-experience.ts';
 

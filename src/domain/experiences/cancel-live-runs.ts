@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ExperienceRun } from '../../persistence/entities/experience-run.ts';
-import { cancelRun, experienceRunHandle } from '../../../workflows/experience-run.contract.ts';
+import { cancelRun } from '../../../workflows/experience-run.contract.ts';
+import { experienceRunHandle } from '../../temporal/starters/experience-run.ts';
 import { markRunCancelledBeforeStart, type RunDeps } from './cancel-experience-run.ts';
 
 const pageSize = 200;

@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Experience, type ExperienceStatus } from '../../persistence/entities/experience.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
-import { startCancelExperienceRuns } from '../../../workflows/cancel-experience-runs.contract.ts';
+import { startCancelExperienceRuns } from '../../temporal/starters/cancel-experience-runs.ts';
 import { DomainError } from '../errors.ts';
 import { findOwnedExperience } from './find-owned-experience.ts';
 

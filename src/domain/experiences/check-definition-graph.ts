@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../errors.ts';
-import { nodeEdges, type NodeEdge } from './definition-graph.ts';
+import { nodeEdges, type NodeEdge } from '../../sandbox-safe/experiences/definition-graph.ts';
 import { maxDurationLimitSeconds, maxNodes, secondsPerDay, type ExperienceDefinition, type ExperienceNode } from './definition-schema.ts';
 
 // The publish rules that look at the whole definition rather than one part of it. The definition has passed

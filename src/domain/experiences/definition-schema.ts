@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { eventTypeMaxLength } from '../ingest/normalise/envelope.ts';
 import { conditionSchema, optionalConditionSchema } from './condition-schema.ts';
-import { findTemplateProblems } from './render-template.ts';
+import { findTemplateProblems } from '../../sandbox-safe/experiences/render-template.ts';
 
 // The definition of an experience (a flow): the per-person journey an ingested event starts and advances.
 // This schema checks each part's shape; how the parts fit together (references, reachability, cycles, the publish
@@ -180,5 +180,5 @@ export type ExperienceGoal = ExperienceDefinition['goals'][number];
 export type ExperienceTrigger = ExperienceDefinition['trigger'];
 export type ReentryPolicy = (typeof reentryPolicies)[number];
 
-export type { Condition, ConditionGroup, ConditionLeaf, ConditionOperator, Scalar } from './evaluate-condition.ts';
-export type { ExperienceContext, ExperienceEvent, ExperienceVisitor, JsonObject } from './context-fields.ts';
+export type { Condition, ConditionGroup, ConditionLeaf, ConditionOperator, Scalar } from '../../sandbox-safe/experiences/evaluate-condition.ts';
+export type { ExperienceContext, ExperienceEvent, ExperienceVisitor, JsonObject } from '../../sandbox-safe/experiences/context-fields.ts';

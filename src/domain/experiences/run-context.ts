@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
-import type { ExperienceContext } from './context-fields.ts';
+import type { ExperienceContext } from '../../sandbox-safe/experiences/context-fields.ts';
 import type { RunRef } from './run-ref.ts';
 
 /**

@@ -3,10 +3,10 @@ import { ExperienceRun, type ExperienceEndReason, type ExperienceRunStatus, type
 import { derivedId } from '../../security/ids.ts';
 import { publishEvent, type PublishDeps } from '../events/publish-event.ts';
 import type { Condition } from './definition-schema.ts';
-import { evaluateCondition } from './evaluate-condition.ts';
+import { evaluateCondition } from '../../sandbox-safe/experiences/evaluate-condition.ts';
 import { experienceEventData, loadRunContext } from './run-context.ts';
 import type { RunRef } from './run-ref.ts';
-import { renderTemplate } from './render-template.ts';
+import { renderTemplate } from '../../sandbox-safe/experiences/render-template.ts';
 
 /**
  * The writes and reads an experience run's workflow makes, one function per activity. Each is idempotent: an

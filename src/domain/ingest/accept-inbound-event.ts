@@ -9,13 +9,11 @@ export interface AcceptResult {
   duplicate: boolean;
 }
 
-/** The channel the ingest relay LISTENs on; the API notifies it after its inserts commit (coalesced per instance). */
-export const inboundEventsChannel = 'inbound_events';
 
 /**
  * One statement, one round trip: insert the RECEIVED row unless (connection, messageId) has one. The unique key
  * decides exactly-once: a concurrent insert of the same message waits for the first to commit and then inserts
- * nothing. No NOTIFY here: the caller wakes the relay once the row is committed (decision 92).
+ * nothing. No NOTIFY here: the caller wakes the relay once the row is committed (docs/adr/0035-the-api-wakes-the-ingest-relays-after-the-commit.md).
  */
 const acceptSql = `insert into inbound_events (id, account_id, connection_id, message_id, event_type, occurred_at, client_user_id,
     attributes, endpoints, raw, status, workflow_id, task_queue, created_at)

@@ -33,7 +33,7 @@ interface Entry {
 }
 
 /**
- * A per-instance cache of connections by inbound key (decision 90): the row and its opened secrets are read once per
+ * A per-instance cache of connections by inbound key (docs/adr/0033-ingest-reads-postgres-once-per-request.md): the row and its opened secrets are read once per
  * `ttlMs` per key instead of once per request, and concurrent requests share one read. Bounded and least recently
  * used first out. Unknown keys are not remembered, so a flood of made-up keys cannot push the live ones out.
  */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import type { IngestRateLimiter, RateLimit } from '../../persistence/ingest-rate-limiter.ts';
+import type { RateLimit, RateLimiter } from '../../persistence/rate-limiter.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { InboundConnections } from './inbound-connections.ts';
 
@@ -8,7 +8,7 @@ export interface IngestDeps {
   em: EntityManager;
   temporal: { client: Client; taskQueue: string };
   secrets: SecretBox;
-  rateLimiter: IngestRateLimiter;
+  rateLimiter: RateLimiter;
   /** This instance's cache of connections by inbound key. */
   connections: InboundConnections;
   /** Wakes the ingest relays once accepted rows are committed (coalesced; the relays' poll is the fallback). */

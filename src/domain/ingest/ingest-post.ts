@@ -1,6 +1,6 @@
 import { isJsonContentType } from '../../http/body.ts';
 import { assertStorableText } from '../../http/storable-text.ts';
-import type { RateLimit } from '../../persistence/ingest-rate-limiter.ts';
+import type { RateLimit } from '../../persistence/rate-limiter.ts';
 import { verifyWebhook, type WebhookVerifyFailure } from '../../security/standard-webhooks.ts';
 import { noteConnectionTraffic } from '../connections/note-traffic.ts';
 import { DomainError, validationFailed } from '../errors.ts';
@@ -34,7 +34,7 @@ const signatureErrors: Record<WebhookVerifyFailure, DomainError> = {
  * already accepted (409). Nothing here calls Temporal: the relay starts the processing after the commit.
  */
 export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new Date()): Promise<IngestResult> {
-  // Read through this instance's short-lived cache (decision 90): a change made elsewhere shows within a second.
+  // Read through this instance's short-lived cache (docs/adr/0033-ingest-reads-postgres-once-per-request.md): a change made elsewhere shows within a second.
   const connection = await deps.connections.find(deps.em, post.inboundKey);
   if (!connection) throw new DomainError('not_found', 'Unknown inbound key');
   if (connection.status === 'paused') throw new DomainError('connection_paused', 'This connection is paused; its events are refused');

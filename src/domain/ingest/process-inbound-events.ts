@@ -4,15 +4,15 @@ import { Connection } from '../../persistence/entities/connection.ts';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { personKey } from '../../persistence/person-lock.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
-import { ingestWorkflowId, startIngestRun, type IngestState } from '../../../workflows/ingest-event.contract.ts';
+import { ingestWorkflowId, type AcceptedEvent, type IngestState } from '../../../workflows/ingest-event.contract.ts';
+import { startIngestRun } from '../../temporal/starters/ingest-event.ts';
 import { DomainError } from '../errors.ts';
 import type { InboundEnvelope } from './normalise/envelope.ts';
-import { linkInboundEvent } from './record-inbound-event.ts';
+import { linkInboundEvent } from './link-inbound-event.ts';
 import { finishInboundEvent, routeInboundEvent } from './route-inbound-event.ts';
 import { linkAndRouteChunk } from './link-and-route-chunk.ts';
 import { dispatchRouting } from '../routing/dispatch-routing.ts';
 import type { RoutingOutcome } from '../routing/route-event.ts';
-import type { AcceptedEvent } from './store-inbound-event.ts';
 
 export interface ProcessedEvent {
   eventId: string;

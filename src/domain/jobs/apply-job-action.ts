@@ -5,7 +5,7 @@ import { JobFile } from '../../persistence/entities/job-file.ts';
 import { Notification } from '../../persistence/entities/notification.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { loadJobView } from './job-records.ts';
-import { transition } from './job-transitions.ts';
+import { transition } from '../../sandbox-safe/job-transitions.ts';
 import type { JobChanges, JobView, RecordingInput } from './job-view.ts';
 
 export type JobActionInput =

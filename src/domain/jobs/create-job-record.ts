@@ -6,6 +6,9 @@ import { DomainError, notFound } from '../errors.ts';
 import { loadJobView } from './job-records.ts';
 import type { JobFields, JobView } from './job-view.ts';
 
+/** The refusal of a job for a message that is not DRAFT (a message has one live job at a time). */
+export const messageNotDraft = (status: string) => new DomainError('invalid_state', `The message is ${status}; a recording job needs a DRAFT message`);
+
 export interface CreateJobRecordInput extends JobFields {
   jobId: string;
   accountId: string;
@@ -31,9 +34,7 @@ export async function createJobRecord(em: EntityManager, input: CreateJobRecordI
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
     if (!notification) throw notFound('Notification');
-    if (notification.status !== 'DRAFT') {
-      throw new DomainError('invalid_state', `The message is ${notification.status}; a recording job needs a DRAFT message`);
-    }
+    if (notification.status !== 'DRAFT') throw messageNotDraft(notification.status);
     notification.status = 'RECORDING';
     const job = tx.create(Job, {
       id: input.jobId,

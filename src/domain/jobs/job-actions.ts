@@ -7,6 +7,7 @@ import {
   updateJob,
 } from '../../../workflows/recording-job.contract.ts';
 import { DomainError } from '../errors.ts';
+import { requireAppSegment } from '../segments/require-app-segment.ts';
 import { findOwnedJob, findOwnedRecording } from './find-owned-job.ts';
 import { sendJobUpdate, type JobDeps } from './job-workflow-client.ts';
 import type { JobChanges, JobView, RecordingInput, RecordingView } from './job-view.ts';
@@ -19,6 +20,7 @@ export async function updateRecordingJob(deps: JobDeps, accountId: string, jobId
   if (appId !== undefined && appId !== job.appId) {
     throw new DomainError('validation_failed', 'A job cannot move to another app', [{ path: 'body.appId', message: 'must be the job’s app' }]);
   }
+  await requireAppSegment(deps.em, accountId, job.appId, rest.filterId);
   return sendJobUpdate(deps, job, 'update', (handle) => handle.executeUpdate(updateJob, { args: [rest], updateId: deps.updateId }));
 }
 

@@ -1,4 +1,4 @@
-import type { JobStatus } from './job-transitions.ts';
+import type { JobStatus } from '../../sandbox-safe/job-transitions.ts';
 
 /**
  * A job as the API returns it and as its workflow keeps it in memory: plain JSON, no entity. Workflow code imports

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Job } from '../../persistence/entities/job.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { withUpdateErrors } from '../../temporal/update-errors.ts';
-import { createRecordingJobRun, recordingJobHandle, type CreateJobArgs } from '../../../workflows/recording-job.contract.ts';
+import { type CreateJobArgs } from '../../../workflows/recording-job.contract.ts';
+import { createRecordingJobRun, recordingJobHandle } from '../../temporal/starters/recording-job.ts';
 import { findOwnedApp } from '../apps/find-owned-app.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError, notFound } from '../errors.ts';
 import { getNotification } from '../notifications/get-notification.ts';
-import { transition, type JobAction } from './job-transitions.ts';
+import { requireAppSegment } from '../segments/require-app-segment.ts';
+import { messageNotDraft } from './create-job-record.ts';
+import { transition, type JobAction } from '../../sandbox-safe/job-transitions.ts';
 import type { JobView } from './job-view.ts';
 
 export interface JobDeps {
@@ -25,19 +27,34 @@ export interface JobDeps {
  * Creates a job by starting its workflow and, in the same call, sending it the `create` update
  * (update-with-start): the workflow writes the job and moves the message to RECORDING before the call returns.
  * Either both happen or neither does.
+ *
+ * What the workflow would refuse is refused here first, before any run starts: a run whose create fails stays in
+ * Temporal (closed, `JobStatus` CREATED) with no job behind it. The workflow still checks again under the message's
+ * row lock, which decides a race of two creates for one message.
  */
 export async function createRecordingJob(deps: JobDeps, accountId: string, args: CreateJobArgs & { appId: string }): Promise<JobView> {
   await findOwnedApp(deps.em, accountId, args.appId);
-  await getNotification(deps.em, accountId, args.notificationId);
+  const notification = await getNotification(deps.em, accountId, args.notificationId);
+  if (notification.appId !== args.appId) throw notFound('Notification');
+  await requireAppSegment(deps.em, accountId, args.appId, args.filterId);
   const { appId, ...create } = args;
   // With an Idempotency-Key the job id is the key's operation id, so a retry finds the run its first try started.
   const jobId = deps.updateId ?? randomUUID();
+  if (notification.status !== 'DRAFT' && !(await madeByAnEarlierTry(deps, accountId, jobId))) throw messageNotDraft(notification.status);
   return withUpdateErrors(
-    () => createRecordingJobRun(deps.temporal, WithStartWorkflowOperation, { jobId, accountId, appId, create, updateId: deps.updateId }),
+    () => createRecordingJobRun(deps.temporal, { jobId, accountId, appId, create, updateId: deps.updateId }),
     async () => {
       throw new DomainError('conflict', 'The job could not be created; retry');
     },
   );
+}
+
+/**
+ * Whether this create is a retry (same Idempotency-Key, so the same job id) of one that made its job: its message is
+ * RECORDING because of that job, and Temporal answers the retry with it, so it must not be refused.
+ */
+async function madeByAnEarlierTry(deps: JobDeps, accountId: string, jobId: string): Promise<boolean> {
+  return deps.updateId !== undefined && (await deps.em.count(Job, { id: jobId, accountId })) > 0;
 }
 
 /**

@@ -5,7 +5,7 @@ import { JobFile } from '../../persistence/entities/job-file.ts';
 import { paginate, type Page } from '../../persistence/paginate.ts';
 import { findOwnedJob } from './find-owned-job.ts';
 import { loadJobView, toJobView } from './job-records.ts';
-import type { JobStatus } from './job-transitions.ts';
+import type { JobStatus } from '../../sandbox-safe/job-transitions.ts';
 import type { JobView } from './job-view.ts';
 
 export async function getRecordingJob(em: EntityManager, accountId: string, jobId: string): Promise<JobView> {

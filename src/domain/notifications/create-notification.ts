@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Notification, type NotificationStatus } from '../../persistence/entities/notification.ts';
 import { findOwnedApp } from '../apps/find-owned-app.ts';
+import { requireAppSegment } from '../segments/require-app-segment.ts';
 
 export interface NotificationFields {
   appId: string;
@@ -38,6 +39,7 @@ export async function createNotification(
   initial: InitialPlayback = draft,
 ): Promise<Notification> {
   await findOwnedApp(em, accountId, fields.appId);
+  await requireAppSegment(em, accountId, fields.appId, fields.filterId);
   const notification = em.create(Notification, {
     id: randomUUID(),
     accountId,

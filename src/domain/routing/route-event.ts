@@ -7,8 +7,8 @@ import type { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
 import { derivedId } from '../../security/ids.ts';
 import { experienceRunWorkflowId } from '../../../workflows/experience-run.contract.ts';
-import type { ExperienceContext } from '../experiences/context-fields.ts';
-import { conditionsMet } from '../experiences/evaluate-condition.ts';
+import type { ExperienceContext } from '../../sandbox-safe/experiences/context-fields.ts';
+import { conditionsMet } from '../../sandbox-safe/experiences/evaluate-condition.ts';
 import type { ExperienceDefinition } from '../experiences/definition-schema.ts';
 
 /**
@@ -97,20 +97,42 @@ export async function decideRouting(
 
   const matchedExperiences: string[] = [];
   const startedRuns: string[] = [];
+  /** Experiences the event's type triggers whose trigger conditions did not hold for it. */
+  const conditionsFailed: ExperienceVersion[] = [];
   for (const version of versions) {
     const definition = version.definition;
-    if (!conditionsMet(definition.trigger.conditions, context)) continue;
+    if (!conditionsMet(definition.trigger.conditions, context)) {
+      conditionsFailed.push(version);
+      continue;
+    }
     matchedExperiences.push(version.experienceId);
     const runId = await enterRun(tx, event, version.experienceId, version.version, definition, person);
     if (runId) startedRuns.push(runId);
   }
 
   const deliveredTo = liveRuns.filter((runId) => !startedRuns.includes(runId));
-  const reason = matchedExperiences.length || deliveredTo.length
-    ? `started ${startedRuns.length} run(s) of ${matchedExperiences.length} matching experience(s); handed to ${deliveredTo.length} live run(s)`
-    : `no experience is triggered by ${event.eventType}, and the person has no live run`;
-  return { matchedExperiences, startedRuns, deliveredTo, reason };
+  return { matchedExperiences, startedRuns, deliveredTo, reason: routingReason(event.eventType, matchedExperiences, startedRuns, deliveredTo, conditionsFailed) };
 }
+
+/**
+ * The routing decision in words. An experience the event's type triggers but whose trigger conditions did not hold is
+ * named (name and id), so "nothing happened" is told apart from "nothing listens to this event type".
+ */
+function routingReason(eventType: string, matched: string[], started: string[], deliveredTo: string[], conditionsFailed: ExperienceVersion[]): string {
+  const failed = conditionsFailed.length
+    ? `the trigger conditions of ${conditionsFailed.length === 1 ? 'experience' : 'experiences'} ${listed(conditionsFailed.map(named))} did not hold`
+    : undefined;
+  if (matched.length || deliveredTo.length) {
+    const routed = `started ${started.length} run(s) of ${matched.length} matching experience(s); handed to ${deliveredTo.length} live run(s)`;
+    return failed ? `${routed}; ${failed}` : routed;
+  }
+  return failed
+    ? `${failed} for this ${eventType} event, and the person has no live run`
+    : `no experience is triggered by ${eventType}, and the person has no live run`;
+}
+
+const named = (version: ExperienceVersion) => `${JSON.stringify(version.definition.name)} (${version.experienceId})`;
+const listed = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 
 /**
  * Writes a new run unless the entry rule forbids it; returns its id, or null. The run id derives from (experience,

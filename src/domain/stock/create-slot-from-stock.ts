@@ -6,17 +6,17 @@ import { Stock } from '../../persistence/entities/stock.ts';
 import { notFound } from '../errors.ts';
 import { createNotification, type NotificationFields } from '../notifications/create-notification.ts';
 
-/** The from-stock body carries no priority, favourite or channel (spec, operation 7): they take their defaults. */
-export type SlotMessageFields = Omit<NotificationFields, 'priority' | 'favourite' | 'channel' | 'filterId'>;
-
-/** Makes a READY message that plays a stock recording, with no recording job, and records the slot. */
+/**
+ * Makes a READY message that plays a stock recording, with no recording job, and records the slot. The message takes
+ * the fields of a created one (the spec's from-stock body lacks filterId, priority, favourite and channel; the API
+ * fills their defaults), so it can target a segment, which must be one of the app's.
+ */
 export async function createSlotFromStock(
   em: EntityManager,
   accountId: string,
   stockId: string,
-  message: SlotMessageFields,
+  fields: NotificationFields,
 ): Promise<{ slot: Slot; notification: Notification }> {
-  const fields: NotificationFields = { ...message, priority: 'NORMAL', favourite: 0, channel: 'PUSH' };
   return em.transactional(async (tx) => {
     const stock = await tx.findOne(Stock, { id: stockId, accountId });
     if (!stock) throw notFound('Stock');

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { jobStatuses } from '../../domain/jobs/job-transitions.ts';
+import { jobStatuses } from '../../sandbox-safe/job-transitions.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
 import { Notification } from './notification.ts';

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * inbound_events becomes the ingest outbox: the API commits a RECEIVED row and answers 202; a relay claims
  * unrelayed rows into a batch (`relay_batch_id`) and starts `ingest-batch:<relay_batch_id>`, then sets
  * `workflow_started_at`. A row names the task queue of the API that accepted it (`task_queue`), and only that
- * queue's relays claim it, as with deliveries (decision 86). Rows written before this migration were started by their own `ingestEvent` run (or will be,
+ * queue's relays claim it, as with deliveries (docs/adr/0029-deliveries-belong-to-a-task-queue.md). Rows written before this migration were started by their own `ingestEvent` run (or will be,
  * by a run that already exists), so they count as relayed.
  */
 export class Migration20261124090000_ingest_outbox extends Migration {

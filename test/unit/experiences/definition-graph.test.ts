@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSplitBranch, goalsForEventType, hashSeed, nodeById, nodeEdges } from '../../../src/domain/experiences/definition-graph.ts';
+import { chooseSplitBranch, goalsForEventType, hashSeed, nodeById, nodeEdges } from '../../../src/sandbox-safe/experiences/definition-graph.ts';
 import { experienceDefinitionSchema, type SplitBranch } from '../../../src/domain/experiences/definition-schema.ts';
 import { sampleDefinition } from '../../support/experiences.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readField, type ExperienceContext } from '../../../src/domain/experiences/context-fields.ts';
-import { conditionsMet, evaluateCondition, type Condition, type ConditionLeaf } from '../../../src/domain/experiences/evaluate-condition.ts';
+import { readField, type ExperienceContext } from '../../../src/sandbox-safe/experiences/context-fields.ts';
+import { conditionsMet, evaluateCondition, type Condition, type ConditionLeaf } from '../../../src/sandbox-safe/experiences/evaluate-condition.ts';
 
 const context: ExperienceContext = {
   event: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ExperienceContext } from '../../../src/domain/experiences/context-fields.ts';
-import { findTemplateProblems, renderObjectTemplate, renderTemplate } from '../../../src/domain/experiences/render-template.ts';
+import type { ExperienceContext } from '../../../src/sandbox-safe/experiences/context-fields.ts';
+import { findTemplateProblems, renderObjectTemplate, renderTemplate } from '../../../src/sandbox-safe/experiences/render-template.ts';
 
 const context: ExperienceContext = {
   event: { eventType: 'app.opened', attributes: { screen: 'home', count: 3, ok: true, nothing: null, tags: ['a', 'b'], where: { city: 'Berlin' } } },

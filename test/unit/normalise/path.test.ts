@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detailPath } from '../../../src/domain/ingest/normalise/detail-path.ts';
-import { pathSegments, readPath } from '../../../src/domain/ingest/normalise/path.ts';
+import { pathSegments, readPath } from '../../../src/sandbox-safe/field-path.ts';
 import { payload } from './payloads.ts';
 
 const order = payload('webhook-order-paid');

@@ -64,6 +64,12 @@ describe('segment rules schema: refused, each problem at its path', () => {
     expect(problemAt({ any: [{ field: 'clientUserId' }] })).toEqual(['any.0.op']);
   });
 
+  it('refuses an op named like an Object.prototype property (once a thrown error, a 500)', () => {
+    for (const op of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(problemsOf({ all: [{ field: 'platform', op, value: 'ios' }] })).toEqual([{ path: 'all.0.op', message: 'must be one of eq, neq, in, nin for platform' }]);
+    }
+  });
+
   it('checks the value against the field and the op', () => {
     expect(problemAt({ all: [{ field: 'platform', op: 'eq', value: 'windows' }] })).toEqual(['all.0.value']);
     expect(problemAt({ all: [{ field: 'platform', op: 'in', value: ['ios', 'bb'] }] })).toEqual(['all.0.value.1']);

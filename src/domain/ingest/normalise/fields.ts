@@ -1,5 +1,5 @@
 import { instantSchema } from './envelope.ts';
-import { readPath } from './path.ts';
+import { readPath } from '../../../sandbox-safe/field-path.ts';
 
 // Small readers shared by the providers that translate a foreign payload into the envelope.
 

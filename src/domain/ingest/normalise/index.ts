@@ -6,7 +6,7 @@ import { normaliseWebhook } from './webhook.ts';
 
 export { providers, directEnvelopeSchema, maxBatchSize } from './envelope.ts';
 export type { InboundEnvelope, NormaliseOptions, NormaliseResult, Provider } from './envelope.ts';
-export { readPath } from './path.ts';
+export { readPath } from '../../../sandbox-safe/field-path.ts';
 
 /**
  * Turns a connection's raw JSON body into inbound envelopes, or says everything wrong with it. Pure when `options`

@@ -11,7 +11,7 @@ import {
   type NormaliseResult,
 } from './envelope.ts';
 import { applyAttributeMapping, assignOwn, checkText, identifierText, isJsonObject, nonEmpty, parseInstant, type JsonObject } from './fields.ts';
-import { readPath } from './path.ts';
+import { readPath } from '../../../sandbox-safe/field-path.ts';
 
 // Segment's spec (track, identify, page, screen, and batches of them). RudderStack implements the same spec, so
 // this file holds the logic for both and takes a dialect for what differs between them.

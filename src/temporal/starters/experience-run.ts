@@ -1,0 +1,45 @@
+import {
+  experienceRunSearchAttributes,
+  experienceRunWorkflowType,
+  runEvent,
+  type ExperienceRunInput,
+  type ExperienceRunWorkflow,
+  type RunEvent,
+} from '../../../workflows/experience-run.contract.ts';
+import type { TemporalAccess } from '../temporal-access.ts';
+import { startOnce } from './start-once.ts';
+
+const startOptions = (temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput) => ({
+  taskQueue: temporal.taskQueue,
+  workflowId,
+  // A run that has ended is never started again under its id.
+  workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+  args: [input] as [ExperienceRunInput],
+  typedSearchAttributes: experienceRunSearchAttributes(input),
+  staticSummary: `${input.experienceName} v${input.experienceVersion} · ${input.clientUserId ? `user ${input.clientUserId}` : `anonymous (event ${input.trigger.eventId})`}`,
+});
+
+/** Starts a decided run; false when it exists already (started before, or ended). */
+export function startExperienceRun(temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput): Promise<boolean> {
+  return startOnce(() =>
+    temporal.client.workflow.start<ExperienceRunWorkflow>(experienceRunWorkflowType, startOptions(temporal, workflowId, input)),
+  );
+}
+
+/**
+ * Hands an event to a live run, starting the run first if its start has not happened yet (so an event that follows
+ * its trigger closely is not lost). False when the run has already ended.
+ */
+export function deliverEventToRun(temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput, event: RunEvent): Promise<boolean> {
+  return startOnce(() =>
+    temporal.client.workflow.signalWithStart<ExperienceRunWorkflow, [RunEvent]>(experienceRunWorkflowType, {
+      ...startOptions(temporal, workflowId, input),
+      signal: runEvent,
+      signalArgs: [event],
+    }),
+  );
+}
+
+/** The run, for the cancel update and the state query. */
+export const experienceRunHandle = (temporal: Pick<TemporalAccess, 'client'>, workflowId: string) =>
+  temporal.client.workflow.getHandle<ExperienceRunWorkflow>(workflowId);

@@ -1,0 +1,15 @@
+/**
+ * Temporal UI list views filtered to the runs people look for. Unfiltered, the list is mostly delivery and ingest
+ * batches; these queries use the search attributes every run sets (src/sandbox-safe/search-attributes.ts).
+ */
+export const temporalUiViews = [
+  { name: 'recording jobs', query: 'EntityType="job"' },
+  { name: 'A/B tests', query: 'EntityType="abtest"' },
+  { name: 'flow runs', query: 'EntityType="experience-run"' },
+  { name: 'failed runs', query: 'ExecutionStatus="Failed" OR ExecutionStatus="TimedOut"' },
+] as const;
+
+/** The UI's list of a namespace's runs, filtered by a visibility query. */
+export function temporalUiListUrl(uiBaseUrl: string, namespace: string, query: string): string {
+  return `${uiBaseUrl}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}`;
+}
