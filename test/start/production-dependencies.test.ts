@@ -4,12 +4,12 @@ import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The image installs with `npm ci --omit=dev` and runs `npm run api`, `npm run worker` and `npm run migrate`. Every
- * package those entry points load at run time, statically or with import(), must therefore be a production
+ * The image installs with `npm ci --omit=dev`, builds the workflow bundle (`npm run bundle:workflows`) and runs
+ * `npm run api`, `npm run worker` and `npm run migrate`. Every package those entry points load at run time, statically or with import(), must therefore be a production
  * dependency; dev-only code (src/dev/: embedded servers, CLI provisioning) must stay out of their import graph.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const entryPoints = ['src/main/api.ts', 'src/main/worker.ts', 'src/main/migrate.ts'];
+const entryPoints = ['src/main/api.ts', 'src/main/worker.ts', 'src/main/migrate.ts', 'src/main/bundle-workflows.ts'];
 
 /** `@scope/name/deep/path.js` → `@scope/name`; `name/x` → `name`. */
 const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
