@@ -25,6 +25,8 @@ export default tseslint.config(
       // Many functions are async because the interface they implement is (route handlers, providers, stop hooks);
       // the promise rules above catch the real mistakes.
       '@typescript-eslint/require-await': 'off',
+      // `import { type X }` alone still loads the module at run time (verbatimModuleSyntax keeps the statement).
+      '@typescript-eslint/no-import-type-side-effects': 'error',
       // A `let` read by a closure before its one assignment cannot be a `const`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Job } from '../../persistence/entities/job.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { withUpdateErrors } from '../../temporal/update-errors.ts';
-import { type CreateJobArgs } from '../../../workflows/recording-job.contract.ts';
+import type { CreateJobArgs } from '../../../workflows/recording-job.contract.ts';
 import { createRecordingJobRun, recordingJobHandle } from '../../temporal/starters/recording-job.ts';
 import { findOwnedApp } from '../apps/find-owned-app.ts';
 import { DomainError, notFound } from '../errors.ts';

@@ -5,7 +5,7 @@ import { ExperienceRun } from '../../persistence/entities/experience-run.ts';
 import { ExperienceVersion } from '../../persistence/entities/experience-version.ts';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
-import { type ExperienceRunInput, type RunEvent } from '../../../workflows/experience-run.contract.ts';
+import type { ExperienceRunInput, RunEvent } from '../../../workflows/experience-run.contract.ts';
 import { deliverEventToRun, startExperienceRun } from '../../temporal/starters/experience-run.ts';
 import type { RoutingOutcome } from './route-event.ts';
 
