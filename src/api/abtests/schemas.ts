@@ -38,11 +38,8 @@ const playTime = z
 const storableInt = z.number().int().min(-2_147_483_648).max(2_147_483_647);
 const expiry = storableInt.meta({ description: 'Minutes the test runs, 1 to 43,200 (checked by validate; default 1440).' });
 /** A window of no minutes (or fewer) is refused at create; update stores what validate will list. */
-const createExpiry = z
-  .number()
-  .int()
+const createExpiry = storableInt
   .min(1, 'must be at least 1 minute (the test’s window; default 1440)')
-  .max(2_147_483_647)
   .meta({ description: 'Minutes the test runs: at least 1 here; validate checks 1 to 43,200 (default 1440).' });
 const testPercent = storableInt.meta({ description: 'Percent of the segment in the test, split evenly between A and B; 2 to 100 (checked by validate; default 20).' });
 

@@ -26,7 +26,7 @@ const json = (value: unknown) => (value === undefined || value === null ? null :
 /**
  * Accepts one event into the ingest outbox, exactly once per (connection, messageId): the first insert wins and
  * answers 202 once it has committed; every later post of the message answers 409 with the first eventId. Temporal is
- * not called: a relay of `deps.taskQueue` claims the row and starts its processing (relay-inbound-events.ts), so acceptance neither
+ * not called: a relay of `deps.taskQueue` claims the row and starts its processing (src/outbox/ingest-batches.ts), so acceptance neither
  * waits on nor fails with the Temporal server.
  */
 export async function acceptInboundEvent(
