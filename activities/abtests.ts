@@ -1,7 +1,7 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
 import { sendArm } from '../src/domain/abtests/send-arm.ts';
 import { beginAbTest, completeAbTest, decideAbTest, endAbTest, readAbTestResults } from '../src/domain/abtests/run-ab-test.ts';
 import type { AbTestArm } from '../src/persistence/entities/ab-test-member.ts';
+import { engineDeps, throwRetry } from './campaigns.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withDomainFailures } from './domain-failures.ts';
 
@@ -14,13 +14,10 @@ export function createAbTestActivities({ orm, temporal, delivery, push }: Activi
     },
     /** A whole arm in one activity: each page done is heartbeated, and a retry resumes after the last one. */
     async sendAbTestArm(input: { testId: string; arm: AbTestArm }): Promise<{ sent: number; failed: number }> {
-      const context = Context.current();
-      const resumeAfter = context.info.heartbeatDetails as string | undefined;
-      const outcome = await withDomainFailures(() =>
-        sendArm({ em: orm.em.fork(), push, progress: (last) => context.heartbeat(last), signal: context.cancellationSignal }, { ...input, resumeAfter }),
-      );
-      if (outcome.kind === 'done') return { sent: outcome.sent, failed: outcome.failed };
-      throw ApplicationFailure.create({ type: 'PushRetry', message: outcome.reason, ...(outcome.afterMs ? { nextRetryDelay: outcome.afterMs } : {}) });
+      const { deps, resumeAfter } = engineDeps({ orm, push });
+      const outcome = await withDomainFailures(() => sendArm(deps, { ...input, resumeAfter }));
+      if (outcome.kind === 'retry') throwRetry(outcome);
+      return { sent: outcome.sent, failed: outcome.failed };
     },
     readAbTestResults(input: { testId: string }) {
       return readAbTestResults(orm.em.fork(), input.testId);

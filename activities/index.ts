@@ -1,4 +1,5 @@
 import { createAbTestActivities } from './abtests.ts';
+import { createCampaignActivities } from './campaigns.ts';
 import { createDeliveryActivities } from './deliveries.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createExperienceActivities } from './experiences.ts';
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createIngestActivities(deps),
     ...createExperienceActivities(deps),
     ...createAbTestActivities(deps),
+    ...createCampaignActivities(deps),
   };
 }
 

@@ -3,6 +3,7 @@ import { createJobRecord, type CreateJobRecordInput } from '../src/domain/jobs/c
 import type { JobView } from '../src/domain/jobs/job-view.ts';
 import type { EventType } from '../src/domain/events/event-types.ts';
 import { publishEvent } from '../src/domain/events/publish-event.ts';
+import { notifyMessageReady } from '../src/temporal/starters/campaign-send.ts';
 import { withDomainFailures } from './domain-failures.ts';
 import type { ActivityDeps } from './deps.ts';
 
@@ -13,8 +14,11 @@ export function createJobActivities({ orm, temporal, delivery }: ActivityDeps) {
       return withDomainFailures(() => createJobRecord(orm.em.fork(), input));
     },
 
-    applyJobAction(input: JobActionInput & { jobId: string; transitionId: string }): Promise<JobView> {
-      return withDomainFailures(() => applyJobAction(orm.em.fork(), input));
+    async applyJobAction(input: JobActionInput & { jobId: string; transitionId: string }): Promise<JobView> {
+      const view = await withDomainFailures(() => applyJobAction(orm.em.fork(), input));
+      // The message is READY now: its send run, if it was scheduled, may go (a retry signals again, to no effect).
+      if (input.action === 'accept') await notifyMessageReady(temporal, view.notificationId);
+      return view;
     },
 
     async publishJobEvent(input: { eventId: string; accountId: string; type: EventType; result: Record<string, unknown> }): Promise<void> {

@@ -127,8 +127,13 @@ const pushSettings = {
   /** A Firebase service account key (JSON); required when PUSH_PROVIDER is fcm. Read when the worker starts. */
   FCM_SERVICE_ACCOUNT_FILE: z.string().optional(),
   FCM_BASE_URL: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).default('https://fcm.googleapis.com'),
-  /** FCM requests in flight at once per batch (FCM v1 takes one message per request). */
-  FCM_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(20),
+  /**
+   * FCM requests in flight at once (FCM v1 takes one message per request): at FCM's ~50 ms a request, 100 in flight
+   * is ~2,000 a second per worker.
+   */
+  FCM_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
+  /** Messages per minute to the project, across every send and worker of the deployment: FCM's default quota. */
+  FCM_MAX_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).default(600_000),
 };
 
 /** The combinations a field schema cannot see: FCM needs its service account file. */

@@ -4,10 +4,12 @@
  * through the typed helpers in src/temporal/starters/.
  */
 export { abTest } from './ab-test.ts';
+export { campaignSend } from './campaign-send.ts';
 export { cancelExperienceRuns } from './cancel-experience-runs.ts';
 export { deliverBatch } from './deliver-batch.ts';
 export { experienceRun } from './experience-run.ts';
 export { ingestBatch } from './ingest-batch.ts';
 export { ingestEvent } from './ingest-event.ts';
+export { pushTest } from './push-test.ts';
 export { recordingJob } from './recording-job.ts';
 export { selfTest } from './self-test.ts';

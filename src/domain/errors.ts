@@ -39,6 +39,7 @@ export type ErrorCode =
   | 'invalid_state'
   | 'invalid_url'
   | 'unknown_segment'
+  | 'segment_required'
   | 'conflict'
   | 'abtest_not_valid'
   | 'idempotency_key_reused'
@@ -62,6 +63,7 @@ const statusOf: Record<ErrorCode, number> = {
   invalid_state: 409,
   invalid_url: 422,
   unknown_segment: 422,
+  segment_required: 422,
   conflict: 409,
   abtest_not_valid: 422,
   idempotency_key_reused: 422,

@@ -22,6 +22,8 @@ export interface OutboundHttpOptions {
   timeoutMs?: number;
   /** Extra trusted CA certificates (PEM). Production relies on NODE_EXTRA_CA_CERTS; tests pass their own CA. */
   ca?: string | undefined;
+  /** Connections kept per host (64 by default); the FCM provider keeps one per request it has in flight. */
+  maxSockets?: number;
 }
 
 export const responseBodyLimit = 4096;
@@ -38,7 +40,7 @@ export class OutboundRequestError extends Error {
  */
 export function createOutboundHttpClient(options: OutboundHttpOptions): OutboundHttpClient {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const agent = new Agent({ keepAlive: true, maxSockets: 64, lookup: guardedLookup(options.allow), ...(options.ca ? { ca: options.ca } : {}) });
+  const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64, lookup: guardedLookup(options.allow), ...(options.ca ? { ca: options.ca } : {}) });
 
   return {
     post(url, headers, body, signal) {

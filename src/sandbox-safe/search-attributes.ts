@@ -39,6 +39,18 @@ export const AbTestState = defineSearchAttributeKey('AbTestState', SearchAttribu
  */
 export const DeliveryId = defineSearchAttributeKey('DeliveryId', SearchAttributeType.KEYWORD_LIST);
 
+/**
+ * The message a run sends: a campaign send run (`send:<notificationId>`) carries its own. A keyword list, as the
+ * Keyword slots are all taken (see AbTestState): `NotificationId = "…"` reads the same.
+ */
+export const NotificationId = defineSearchAttributeKey('NotificationId', SearchAttributeType.KEYWORD_LIST);
+
+/**
+ * A campaign send's state (`SCHEDULED`, `SENDING`, `SENT`, …), upserted by its run. Text, because SQL visibility has
+ * three keyword lists and this would be a fourth; each state is one word, so `SendState = "SENDING"` matches exactly it.
+ */
+export const SendState = defineSearchAttributeKey('SendState', SearchAttributeType.TEXT);
+
 export const searchAttributes = [
   AccountId,
   AppId,
@@ -53,4 +65,6 @@ export const searchAttributes = [
   CurrentNode,
   AbTestState,
   DeliveryId,
+  NotificationId,
+  SendState,
 ];

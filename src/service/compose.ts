@@ -66,6 +66,7 @@ interface PushConfig {
   FCM_SERVICE_ACCOUNT_FILE?: string | undefined;
   FCM_BASE_URL?: string;
   FCM_CONCURRENCY?: number;
+  FCM_MAX_PER_MINUTE?: number;
 }
 
 interface IngestRelayConfig {
@@ -137,12 +138,12 @@ export const interactiveTaskQueueOf = (settings: Pick<ServiceSettings, 'taskQueu
 
 function pushSettingsFrom(config: PushConfig): PushSettings {
   if (config.PUSH_PROVIDER !== 'fcm') return { provider: 'log' };
-  const { FCM_SERVICE_ACCOUNT_FILE: serviceAccountFile, FCM_BASE_URL: baseUrl, FCM_CONCURRENCY: concurrency } = config;
+  const { FCM_SERVICE_ACCOUNT_FILE: serviceAccountFile, FCM_BASE_URL: baseUrl, FCM_CONCURRENCY: concurrency, FCM_MAX_PER_MINUTE: maxPerMinute } = config;
   // loadConfig has checked and defaulted these; only a configuration built by hand can lack them.
-  if (serviceAccountFile === undefined || baseUrl === undefined || concurrency === undefined) {
-    throw new ConfigError('Configuration error: PUSH_PROVIDER is fcm without FCM_SERVICE_ACCOUNT_FILE, FCM_BASE_URL or FCM_CONCURRENCY');
+  if (serviceAccountFile === undefined || baseUrl === undefined || concurrency === undefined || maxPerMinute === undefined) {
+    throw new ConfigError('Configuration error: PUSH_PROVIDER is fcm without FCM_SERVICE_ACCOUNT_FILE, FCM_BASE_URL, FCM_CONCURRENCY or FCM_MAX_PER_MINUTE');
   }
-  return { provider: 'fcm', serviceAccountFile, baseUrl, concurrency };
+  return { provider: 'fcm', serviceAccountFile, baseUrl, concurrency, maxPerMinute };
 }
 
 /** The API sends no pushes, so it needs no push settings. */
@@ -238,7 +239,7 @@ export function createActivityDeps(
   outboundCa?: string,
 ): ActivityDeps & { close(): Promise<void> } {
   // First: with fcm it reads the key file, and a bad one stops the start before anything else is opened.
-  const push = createPushProvider(settings.push, { logger: settings.logger, ca: outboundCa });
+  const push = createPushProvider(settings.push, { logger: settings.logger, ca: outboundCa, em: orm.em });
   const http = createOutboundHttpClient({
     allow: parseAllowCidrs(settings.outboundAllowCidrs),
     timeoutMs: settings.delivery.timeoutMs,

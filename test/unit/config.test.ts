@@ -83,7 +83,7 @@ describe('configuration', () => {
   });
 
   it('sends pushes through the log provider unless told otherwise', () => {
-    expect(loadConfig('worker', validApi)).toMatchObject({ PUSH_PROVIDER: 'log', FCM_BASE_URL: 'https://fcm.googleapis.com', FCM_CONCURRENCY: 20 });
+    expect(loadConfig('worker', validApi)).toMatchObject({ PUSH_PROVIDER: 'log', FCM_BASE_URL: 'https://fcm.googleapis.com', FCM_CONCURRENCY: 100, FCM_MAX_PER_MINUTE: 600_000 });
     expect(loadConfig('worker', validApi)).not.toHaveProperty('FCM_SERVICE_ACCOUNT_FILE');
     expect(loadEmbeddedConfig({})).toMatchObject({ PUSH_PROVIDER: 'log' });
   });

@@ -91,9 +91,9 @@ describe('the FCM send request', () => {
     expect(message.data).toEqual({ sendId: 'send-1', notificationId: richNotification.notificationId, type: 'PUSH', action: 'Open', subtitle: 'Recorded for you' });
   });
 
-  it('shows a rich message without a recording (not READY) as a plain push', () => {
+  it('shows a rich message without a recording (not READY) with its fallback texts and no rich parts', () => {
     const message = buildFcmMessage(messageTo('ios', { ...richNotification, recordingUrl: null }), now);
-    expect(message.notification.title).toBe('Your song is ready');
+    expect(message.notification.title).toBe(richNotification.fbTitle);
     expect(message.apns?.payload.aps).not.toHaveProperty('mutable-content');
     expect(message.data).not.toHaveProperty('recordingUrl');
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { notificationStatuses, type Notification } from '../../persistence/entities/notification.ts';
+import type { CampaignView } from '../../domain/campaigns/campaign-view.ts';
 import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
 /**
@@ -72,6 +73,46 @@ export const notificationSchema = z
 
 export const notificationIdQuery = z.object({ id: z.uuid() });
 
+/** The `?id=&appId=` of the send routes, as the spec's A/B routes take theirs. */
+export const notificationAppQuery = z.object({ id: z.uuid(), appId: z.uuid() });
+
+export const scheduleNotificationBody = z
+  .strictObject({
+    playTime: z.number().int().min(0).max(8_640_000_000_000_000).optional().meta({ description: 'Epoch ms. Default: the message’s playTime, else now. A past time means now.' }),
+    filterId: z.string().min(1).max(128).optional().meta({ description: 'A segment of the message’s app. Default: the message’s filterId.' }),
+  })
+  .meta({ id: 'ScheduleNotification' });
+
+export const testNotificationBody = z
+  .strictObject({ deviceIds: z.array(z.uuid()).min(1).max(20).meta({ description: '1 to 20 subscribed devices of the message’s app.' }) })
+  .meta({ id: 'TestNotification' });
+
+export const testSendsSchema = z
+  .object({
+    testId: z.uuid().meta({ description: 'The test send; its run is `push-test:<testId>`.' }),
+    sends: z.array(z.object({ sendId: z.uuid(), deviceId: z.uuid() })).meta({ description: 'One push per device, each listed by GET /push/sends.' }),
+  })
+  .meta({ id: 'TestSends' });
+
+export const campaignStateNames = ['UNSCHEDULED', 'WAITING_FOR_RECORDING', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED', 'EXPIRED', 'FAILED'] as const;
+
+export const campaignSchema = z
+  .object({
+    state: z.enum(campaignStateNames),
+    playTime: z.number().int().nullable(),
+    filterId: z.string().nullable(),
+    audience: z.number().int().nullable().meta({ description: 'Devices in the snapshot taken at send time.' }),
+    sent: z.number().int(),
+    failed: z.number().int().meta({ description: 'Refused by the provider, or in flight when a worker died (never sent twice).' }),
+    unregistered: z.number().int().meta({ description: 'Tokens the provider no longer knew; their devices are unsubscribed.' }),
+    clicked: z.number().int(),
+    ctr: z.number().nullable().meta({ description: 'clicked / sent.' }),
+    startedAt: timestamp.nullable(),
+    finishedAt: timestamp.nullable(),
+    reason: z.string().nullable(),
+  })
+  .meta({ id: 'NotificationSend', description: 'The message’s send to its segment, counted live while sending.' });
+
 export const listNotificationsQuery = z.object({
   appId: z.uuid().optional(),
   status: z.enum(notificationStatuses).optional(),
@@ -79,6 +120,14 @@ export const listNotificationsQuery = z.object({
 });
 
 export const notificationPage = pageOf(notificationSchema).meta({ id: 'NotificationPage' });
+
+export const notificationWithSendSchema = notificationSchema.extend({ send: campaignSchema }).meta({ id: 'NotificationWithSend' });
+
+export const toCampaignResponse = (view: CampaignView): z.infer<typeof campaignSchema> => ({
+  ...view,
+  startedAt: view.startedAt?.toISOString() ?? null,
+  finishedAt: view.finishedAt?.toISOString() ?? null,
+});
 
 export function toNotificationResponse(n: Notification): z.infer<typeof notificationSchema> {
   return {

@@ -1,17 +1,18 @@
 import { z } from 'zod';
-import { listPushSends } from '../../domain/abtests/list-push-sends.ts';
-import { recordClick } from '../../domain/abtests/record-click.ts';
+import { listPushSends } from '../../domain/sends/list-push-sends.ts';
+import { recordClick } from '../../domain/sends/record-click.ts';
 import { defineRoute } from '../../http/route.ts';
 import { abTestArms } from '../../persistence/entities/ab-test-member.ts';
-import { pushSendStatuses, type PushSend } from '../../persistence/entities/push-send.ts';
+import { pushSendSources, pushSendStatuses, type PushSend } from '../../persistence/entities/push-send.ts';
 import { pageOf, paginationQuery, timestamp, toPageResponse } from '../shared-schemas.ts';
 
 const sendSchema = z
   .object({
     sendId: z.uuid(),
-    abTestId: z.uuid(),
+    source: z.enum(pushSendSources).meta({ description: 'What sent it: an A/B test, the message’s campaign send, or a test send.' }),
+    abTestId: z.uuid().nullable(),
     deviceId: z.uuid(),
-    arm: z.enum(abTestArms),
+    arm: z.enum(abTestArms).nullable(),
     notificationId: z.uuid(),
     status: z.enum(pushSendStatuses),
     error: z.string().nullable(),
@@ -22,9 +23,10 @@ const sendSchema = z
 
 const toSendResponse = (send: PushSend): z.infer<typeof sendSchema> => ({
   sendId: send.id,
-  abTestId: send.abTestId,
+  source: send.source,
+  abTestId: send.abTestId ?? null,
   deviceId: send.deviceId,
-  arm: send.arm,
+  arm: send.arm ?? null,
   notificationId: send.notificationId,
   status: send.status,
   error: send.error ?? null,
@@ -37,11 +39,25 @@ export const pushRoutes = [
     method: 'get',
     path: '/push/sends',
     operationId: 'listPushSends',
-    summary: 'List the pushes an A/B test sent, newest first',
-    tag: 'A/B tests',
+    summary: 'List the pushes of an A/B test or of a message, newest first',
+    tag: 'Pushes',
     auth: 'account',
-    query: z.object({ abTestId: z.uuid(), arm: z.enum(abTestArms).optional(), ...paginationQuery }),
-    responses: { 200: { description: 'One page of sends', schema: pageOf(sendSchema).meta({ id: 'PushSendPage' }) }, 404: { description: 'No such test in this account' } },
+    query: z
+      .object({
+        abTestId: z.uuid().optional(),
+        notificationId: z.uuid().optional(),
+        arm: z.enum(abTestArms).optional(),
+        status: z.enum(pushSendStatuses).optional(),
+        ...paginationQuery,
+      })
+      .refine((query) => query.abTestId !== undefined || query.notificationId !== undefined, {
+        message: 'give abTestId or notificationId',
+        path: ['notificationId'],
+      }),
+    responses: {
+      200: { description: 'One page of sends', schema: pageOf(sendSchema).meta({ id: 'PushSendPage' }) },
+      404: { description: 'No such test or message in this account' },
+    },
     handler: async ({ query }, { em, account }) => {
       const page = await listPushSends(em, account.id, query);
       return { status: 200, body: toPageResponse(page, toSendResponse) };
@@ -52,7 +68,7 @@ export const pushRoutes = [
     path: '/push/click',
     operationId: 'recordPushClick',
     summary: 'Record a click on a push (one counted click per send; idempotent)',
-    tag: 'A/B tests',
+    tag: 'Pushes',
     auth: 'account',
     body: z.strictObject({ sendId: z.uuid(), clickedAt: z.iso.datetime({ offset: true }).optional() }).meta({ id: 'PushClick' }),
     responses: { 200: { description: 'The send, with its (first) click', schema: sendSchema }, 404: { description: 'No such send in this account' } },

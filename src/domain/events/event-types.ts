@@ -66,6 +66,18 @@ export const eventTypeCatalogue = {
     description: 'An A/B test was decided by click-through rate (and the winner sent to the rest of the segment).',
     exampleResult: { abTestId: '…', appId: '…', winner: 'B', ctrA: 0.021, ctrB: 0.034, pValue: 0.012 },
   },
+  'message.sending': {
+    description: 'A scheduled message started going out: its segment was snapshotted (`audience` devices) at playTime.',
+    exampleResult: { notificationId: '…', appId: '…', audience: 20000, playTime: 1767225600000 },
+  },
+  'message.sent': {
+    description: 'A scheduled message went out to its whole snapshot: the pushes FCM accepted, refused, and found unregistered.',
+    exampleResult: { notificationId: '…', appId: '…', audience: 20000, sent: 19870, failed: 12, unregistered: 118 },
+  },
+  'message.expired': {
+    description: 'A scheduled message could not start before playTime + expiry (its recording was accepted too late): nothing was sent.',
+    exampleResult: { notificationId: '…', appId: '…', audience: 0, sent: 0, failed: 0, unregistered: 0, playTime: 1767225600000 },
+  },
 } as const satisfies Record<string, EventTypeInfo>;
 
 export type EventType = keyof typeof eventTypeCatalogue;

@@ -4,7 +4,7 @@ import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
 import { lockPersons, personKey, type Person } from '../../persistence/person-lock.ts';
 import { ingestWorkflowId } from '../../../workflows/ingest-event.contract.ts';
-import { clickedSendId, markClicked } from '../abtests/record-click.ts';
+import { clickedSendId, markClicked } from '../sends/record-click.ts';
 import { decideRouting, loadLiveRuns, loadTriggeredVersions, versionsTriggeredBy, type RoutedPerson } from '../routing/route-event.ts';
 import { createVisitor, mergeVisitorDetails } from '../visitors/link-visitor.ts';
 

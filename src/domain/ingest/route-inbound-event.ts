@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
-import { clickedSendId, markClicked } from '../abtests/record-click.ts';
+import { clickedSendId, markClicked } from '../sends/record-click.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { dispatchRouting } from '../routing/dispatch-routing.ts';
 import { routeEvent, type RoutingOutcome } from '../routing/route-event.ts';

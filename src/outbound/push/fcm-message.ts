@@ -35,12 +35,13 @@ const present = (value: string | null | undefined): string | undefined => (value
 export const isRich = (notification: PushNotification) => notification.type === 'RICHPUSH' && present(notification.recordingUrl) !== undefined;
 
 /**
- * What the operating system shows by itself. For a rich message that is the fallback (fb*) texts, each one
+ * What the operating system shows by itself. For a RICHPUSH message that is the fallback (fb*) texts, each one
  * falling back to the message's own: iOS shows them when the app's notification service extension cannot attach
- * the recording in time, Android when the app does not render the message itself. A plain push shows its texts.
+ * the recording in time, Android when the app does not render the message itself, and every device when the
+ * message has no recording yet (a test send before READY). A plain push shows its texts.
  */
 function shownAlert(notification: PushNotification): FcmAlert {
-  const rich = isRich(notification);
+  const rich = notification.type === 'RICHPUSH';
   const title = (rich && present(notification.fbTitle)) || notification.title;
   const subtitle = (rich && present(notification.fbSubtitle)) || present(notification.subtitle);
   const body = (rich && present(notification.fbText)) || present(notification.text);

@@ -1,6 +1,8 @@
 import { Agent } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JWT } from 'google-auth-library';
 import type { Logger } from '../../logger.ts';
+import type { PushPace } from '../../persistence/push-pace.ts';
 import { parseAllowCidrs } from '../../security/ip-policy.ts';
 import { createOutboundHttpClient } from '../http-client.ts';
 import { buildFcmMessage, classifyFcmAnswer, fcmScope, fcmSendUrl } from './fcm-message.ts';
@@ -18,6 +20,8 @@ export interface FcmProviderOptions {
   timeoutMs?: number;
   /** Extra trusted CA certificates (PEM). Production relies on the system store and NODE_EXTRA_CA_CERTS. */
   ca?: string | undefined;
+  /** The project's pace across the deployment (FCM_MAX_PER_MINUTE); none sends as fast as `concurrency` allows. */
+  paceFor?: ((projectId: string) => PushPace) | undefined;
 }
 
 // FCM_BASE_URL and the key file's token_uri are the operator's configuration, not a customer's input, so the SSRF
@@ -36,7 +40,8 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
   const account = readServiceAccount(options.serviceAccountFile);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const sendUrl = fcmSendUrl(options.baseUrl, account.projectId);
-  const http = createOutboundHttpClient({ allow: everyAddress, timeoutMs, ca: options.ca });
+  const pace = options.paceFor?.(account.projectId);
+  const http = createOutboundHttpClient({ allow: everyAddress, timeoutMs, ca: options.ca, maxSockets: options.concurrency });
   const tokenAgent = new Agent({ keepAlive: true, ...(options.ca ? { ca: options.ca } : {}) });
   const auth = new JWT({ email: account.clientEmail, key: account.privateKey, scopes: [fcmScope], transporterOptions: { agent: tokenAgent, timeout: timeoutMs } });
   if (account.tokenUri !== googleTokenUri) {
@@ -77,8 +82,22 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
     }
   }
 
+  /** Resolves when message `index` of a batch reserved at `startsAt` may go; false when the batch was aborted first. */
+  async function untilSlot(startsAt: number, intervalMs: number, index: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const waitMs = startsAt + index * intervalMs - Date.now();
+    if (waitMs >= 1) {
+      try {
+        await sleep(waitMs, undefined, signal ? { signal } : undefined);
+      } catch {
+        return false;
+      }
+    }
+    return !signal?.aborted;
+  }
+
   return {
     name: 'fcm',
+    waveSize: options.concurrency,
     async sendBatch(messages, signal) {
       if (messages.length === 0) return [];
       // One token for the batch first: when none can be had, no message is tried.
@@ -87,14 +106,23 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
       if (typeof first !== 'string') {
         messages.forEach((message, index) => (results[index] = { sendId: message.sendId, ...first }));
       } else {
+        // The batch's slots in the project's pace: each message goes at its own, so the rate holds within a batch too.
+        const slots = pace ? await pace.reserve(messages.length) : { waitMs: 0, intervalMs: 0 };
+        const startsAt = Date.now() + slots.waitMs;
         let next = 0;
         const worker = async () => {
           for (let index = next++; index < messages.length; index = next++) {
             const message = messages[index] as PushMessage;
-            results[index] = { sendId: message.sendId, ...(await send(message, signal)) };
+            const verdict: Verdict = (await untilSlot(startsAt, slots.intervalMs, index, signal))
+              ? await send(message, signal)
+              : { outcome: 'retry', error: 'not sent: the batch was aborted' };
+            results[index] = { sendId: message.sendId, ...verdict };
           }
         };
         await Promise.all(Array.from({ length: Math.min(options.concurrency, messages.length) }, worker));
+        // FCM said how long to back off: every send of the deployment waits, not only this one.
+        const holdMs = Math.max(0, ...results.map((result) => result.retryAfterMs ?? 0));
+        if (holdMs > 0) await pace?.holdFor(holdMs);
       }
       logBatch(options.logger, results);
       return results;

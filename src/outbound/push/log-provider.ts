@@ -8,6 +8,8 @@ import type { PushProvider } from './push-provider.ts';
 export function createLogPushProvider(logger: Logger): PushProvider {
   return {
     name: 'log',
+    // Nothing is in flight: a wave is just the engine's page.
+    waveSize: 1000,
     async sendBatch(messages) {
       logger.debug({ provider: 'log', messages: messages.length }, 'push batch recorded as sent');
       return messages.map((message) => ({ sendId: message.sendId, outcome: 'sent' }));

@@ -62,6 +62,11 @@ export interface PushResult {
 
 export interface PushProvider {
   name: 'log' | 'fcm';
+  /**
+   * Messages the send engine claims and hands over at once: what the provider has in flight together. A worker that
+   * dies mid-wave leaves at most this many pushes unconfirmed (src/domain/sends/deliver-pushes.ts).
+   */
+  waveSize: number;
   /** One result per message, in the messages' order. `signal` stops the batch: what was not sent comes back `retry`. */
   sendBatch(messages: PushMessage[], signal?: AbortSignal): Promise<PushResult[]>;
   close: () => Promise<void>;

@@ -2,6 +2,7 @@ import { AbTest } from './ab-test.ts';
 import { AbTestMember } from './ab-test-member.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
+import { Campaign } from './campaign.ts';
 import { Connection } from './connection.ts';
 import { Delivery } from './delivery.ts';
 import { DeliveryAttempt } from './delivery-attempt.ts';
@@ -16,6 +17,7 @@ import { Job } from './job.ts';
 import { JobFile } from './job-file.ts';
 import { Notification } from './notification.ts';
 import { OutboundEvent } from './outbound-event.ts';
+import { PushPace } from './push-pace.ts';
 import { PushSend } from './push-send.ts';
 import { RateLimitBucket } from './rate-limit-bucket.ts';
 import { Segment } from './segment.ts';
@@ -28,6 +30,7 @@ export {
   AbTestMember,
   Account,
   App,
+  Campaign,
   Connection,
   Delivery,
   DeliveryAttempt,
@@ -42,6 +45,7 @@ export {
   JobFile,
   Notification,
   OutboundEvent,
+  PushPace,
   PushSend,
   RateLimitBucket,
   Segment,
@@ -74,4 +78,6 @@ export const entities = [
   PushSend,
   Device,
   Segment,
+  Campaign,
+  PushPace,
 ];

@@ -1,12 +1,25 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { abTestArms } from './ab-test-member.ts';
 
-export const pushSendStatuses = ['pending', 'sent', 'failed', 'unregistered'] as const;
+/**
+ * - `pending`: written with its send's snapshot, not yet tried (or handed back after the provider asked to retry);
+ * - `sending`: claimed by a send attempt and in flight at the provider;
+ * - `sent`, `failed`, `unregistered`: the provider's answer (`unregistered` unsubscribes the device);
+ * - `skipped`: the device unsubscribed or was deleted between the snapshot and its turn;
+ * - `unconfirmed`: in flight when its send attempt died (a worker crash): the provider may or may not have it, and it
+ *   is never sent again, so no device gets a push twice (docs/adr/0055).
+ */
+export const pushSendStatuses = ['pending', 'sending', 'sent', 'failed', 'unregistered', 'skipped', 'unconfirmed'] as const;
 export type PushSendStatus = (typeof pushSendStatuses)[number];
 
+/** What sent a push: an A/B test's arm, a message's campaign send, or a test send to chosen devices. */
+export const pushSendSources = ['abtest', 'campaign', 'test'] as const;
+export type PushSendSource = (typeof pushSendSources)[number];
+
 /**
- * One push to one device. (abTestId, deviceId) is unique, so a page of sends retried after a crash finds the rows
- * it wrote and sends only what is still `pending`. `clickedAt` is the first click; later clicks change nothing.
+ * One push to one device. A device gets at most one push per A/B test (abTestId, deviceId) and per campaign send
+ * (notificationId, deviceId among campaign rows): a page retried after a crash finds the rows it wrote and sends only
+ * what is still `pending`. `clickedAt` is the first click; later clicks change nothing.
  */
 export const PushSend = defineEntity({
   name: 'PushSend',
@@ -14,9 +27,10 @@ export const PushSend = defineEntity({
   properties: {
     id: p.uuid().primary(),
     accountId: p.uuid().fieldName('account_id'),
-    abTestId: p.uuid().fieldName('ab_test_id'),
+    source: p.enum(pushSendSources),
+    abTestId: p.uuid().fieldName('ab_test_id').nullable(),
     deviceId: p.uuid().fieldName('device_id'),
-    arm: p.enum(abTestArms),
+    arm: p.enum(abTestArms).nullable(),
     notificationId: p.uuid().fieldName('notification_id'),
     status: p.enum(pushSendStatuses),
     error: p.text().nullable(),
@@ -25,8 +39,15 @@ export const PushSend = defineEntity({
     clickedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   },
-  uniques: [{ properties: ['abTestId', 'deviceId'] }],
-  indexes: [{ properties: ['abTestId', 'arm', 'status'] }, { properties: ['abTestId', 'createdAt', 'id'] }],
+  // Partial indexes: each source's rows are indexed only where that source looks them up, so a million campaign rows
+  // cost no A/B index entries. No index holds `status`: a status change then writes no index entry (a HOT update).
+  indexes: [
+    { name: 'push_sends_ab_test_device_unique', expression: 'create unique index "push_sends_ab_test_device_unique" on "push_sends" ("ab_test_id", "device_id") where "ab_test_id" is not null' },
+    { name: 'push_sends_ab_test_arm_index', expression: 'create index "push_sends_ab_test_arm_index" on "push_sends" ("ab_test_id", "arm") where "ab_test_id" is not null' },
+    { name: 'push_sends_ab_test_created_index', expression: 'create index "push_sends_ab_test_created_index" on "push_sends" ("ab_test_id", "created_at", "id") where "ab_test_id" is not null' },
+    { name: 'push_sends_campaign_device_unique', expression: `create unique index "push_sends_campaign_device_unique" on "push_sends" ("notification_id", "device_id") where "source" = 'campaign'` },
+    { name: 'push_sends_notification_created_index', properties: ['notificationId', 'createdAt', 'id'] },
+  ],
 });
 
 export type PushSend = InferEntity<typeof PushSend>;

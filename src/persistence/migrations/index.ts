@@ -10,6 +10,7 @@ import { Migration20261123015930_devices_and_segments } from './Migration2026112
 import { Migration20261123021358_ab_tests } from './Migration20261123021358_ab_tests.ts';
 import { Migration20261124030000_delivery_outbox } from './Migration20261124030000_delivery_outbox.ts';
 import { Migration20261124090000_ingest_outbox } from './Migration20261124090000_ingest_outbox.ts';
+import { Migration20261126050000_campaign_sends } from './Migration20261126050000_campaign_sends.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
 export const migrations: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123021358_ab_tests', class: Migration20261123021358_ab_tests },
   { name: 'Migration20261124030000_delivery_outbox', class: Migration20261124030000_delivery_outbox },
   { name: 'Migration20261124090000_ingest_outbox', class: Migration20261124090000_ingest_outbox },
+  { name: 'Migration20261126050000_campaign_sends', class: Migration20261126050000_campaign_sends },
 ];

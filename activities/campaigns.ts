@@ -1,0 +1,66 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { beginCampaignSend } from '../src/domain/campaigns/begin-campaign-send.ts';
+import { countCampaign } from '../src/domain/campaigns/campaign-counts.ts';
+import { readCampaignMessage } from '../src/domain/campaigns/campaign-message.ts';
+import { finishCampaignSend, type CampaignEnd } from '../src/domain/campaigns/finish-campaign-send.ts';
+import { sendCampaignShard } from '../src/domain/campaigns/send-campaign-shard.ts';
+import { countTestPushes } from '../src/domain/campaigns/test-push-counts.ts';
+import type { DeliverOutcome } from '../src/domain/sends/deliver-pushes.ts';
+import { deliverPushes } from '../src/domain/sends/deliver-pushes.ts';
+import type { DeviceRange } from '../src/domain/sends/send-scope.ts';
+import { Notification } from '../src/persistence/entities/notification.ts';
+import { pushNotificationOf } from '../src/outbound/push/push-provider.ts';
+import type { ActivityDeps } from './deps.ts';
+import { withDomainFailures } from './domain-failures.ts';
+
+/** The engine's deps for the running activity: its heartbeat carries the last wave done, its cancellation stops the waves. */
+export function engineDeps({ orm, push }: Pick<ActivityDeps, 'orm' | 'push'>) {
+  const context = Context.current();
+  return {
+    deps: { em: orm.em.fork(), push, progress: (last: string) => context.heartbeat(last), signal: context.cancellationSignal },
+    resumeAfter: context.info.heartbeatDetails as string | undefined,
+  };
+}
+
+/** A send the provider asked to retry: the activity fails retryably, after the provider's Retry-After when it gave one. */
+export function throwRetry(outcome: Extract<DeliverOutcome, { kind: 'retry' }>): never {
+  throw ApplicationFailure.create({ type: 'PushRetry', message: outcome.reason, ...(outcome.afterMs ? { nextRetryDelay: outcome.afterMs } : {}) });
+}
+
+/** A campaign send run's I/O (workflows/campaign-send.ts) and a test send's (workflows/push-test.ts). */
+export function createCampaignActivities({ orm, temporal, delivery, push }: ActivityDeps) {
+  const publishDeps = () => ({ em: orm.em.fork(), temporal, delivery });
+  return {
+    readCampaignMessage(input: { notificationId: string }) {
+      return readCampaignMessage(orm.em.fork(), input.notificationId);
+    },
+    beginCampaignSend(input: { notificationId: string; filterId: string; playTime: number }) {
+      return withDomainFailures(() => beginCampaignSend(publishDeps(), input));
+    },
+    /** One shard in one activity: each wave done is heartbeated, and a retry resumes after the last one. */
+    async sendCampaignShard(input: { notificationId: string; range: DeviceRange }): Promise<void> {
+      const { deps, resumeAfter } = engineDeps({ orm, push });
+      const outcome = await sendCampaignShard(deps, { ...input, resumeAfter });
+      if (outcome.kind === 'retry') throwRetry(outcome);
+    },
+    readCampaignCounts(input: { notificationId: string }) {
+      return countCampaign(orm.em.fork(), input.notificationId);
+    },
+    finishCampaignSend(input: { notificationId: string; state: CampaignEnd; reason: string | null }) {
+      return finishCampaignSend(publishDeps(), input);
+    },
+    async sendTestPushes(input: { notificationId: string; sendIds: string[] }) {
+      const { deps, resumeAfter } = engineDeps({ orm, push });
+      const notification = await deps.em.findOneOrFail(Notification, { id: input.notificationId });
+      const outcome = await deliverPushes(deps, {
+        scope: { kind: 'test', sendIds: input.sendIds },
+        range: { after: null, upTo: null },
+        resumeAfter,
+        notification: pushNotificationOf(notification),
+        data: { test: 'true' },
+      });
+      if (outcome.kind === 'retry') throwRetry(outcome);
+      return countTestPushes(deps.em, input.sendIds);
+    },
+  };
+}

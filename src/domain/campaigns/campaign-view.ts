@@ -1,0 +1,47 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CampaignRunStateName } from '../../../workflows/campaign-send.contract.ts';
+import { Campaign } from '../../persistence/entities/campaign.ts';
+import type { Notification } from '../../persistence/entities/notification.ts';
+import { countCampaign } from './campaign-counts.ts';
+import { isSendable } from './campaign-message.ts';
+
+export type CampaignViewState = 'UNSCHEDULED' | CampaignRunStateName;
+
+/** The `send` of GET /notification/get: where the message's send is, and its pushes counted now. */
+export interface CampaignView {
+  state: CampaignViewState;
+  playTime: number | null;
+  filterId: string | null;
+  audience: number | null;
+  sent: number;
+  failed: number;
+  unregistered: number;
+  clicked: number;
+  /** clicked / sent, when anything was sent. */
+  ctr: number | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  /** Why it ended FAILED, CANCELLED or EXPIRED. */
+  reason: string | null;
+}
+
+export async function viewCampaign(em: EntityManager, notification: Notification): Promise<CampaignView> {
+  const campaign = await em.findOne(Campaign, { notificationId: notification.id });
+  const state: CampaignViewState = !campaign
+    ? 'UNSCHEDULED'
+    : campaign.state === 'SCHEDULED' && !isSendable(notification)
+      ? 'WAITING_FOR_RECORDING'
+      : campaign.state;
+  // Before the snapshot there is nothing to count.
+  const counts = campaign?.startedAt ? await countCampaign(em, notification.id) : { audience: null, sent: 0, failed: 0, unregistered: 0, clicked: 0 };
+  return {
+    state,
+    playTime: campaign?.playTime ?? null,
+    filterId: campaign?.filterId || null,
+    ...counts,
+    ctr: counts.sent > 0 ? counts.clicked / counts.sent : null,
+    startedAt: campaign?.startedAt ?? null,
+    finishedAt: campaign?.finishedAt ?? null,
+    reason: campaign?.reason ?? null,
+  };
+}

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { call, newAccount, type TestAccount } from '../support/api.ts';
+import { cancelSend, createMessage, getMessage, newAudience, pushesOf, scheduleSend, waitForSend } from '../support/campaigns.ts';
+import { query } from '../support/db.ts';
+import { expectError, ok } from '../support/http-assertions.ts';
+import { newMessage, sampleJob } from '../support/jobs.ts';
+import { temporalClient } from '../support/temporal.ts';
+import { until } from '../support/wait.ts';
+
+// Campaign sends through the API, on the suite's worker (the log provider: every push counts as sent). The sends to a
+// fake FCM, the crash and the provider's pace are in test/api/campaigns-fcm.test.ts and test/crash/campaign-crash.test.ts.
+
+const as = (account: TestAccount) => ({ token: account.apiKey });
+let temporal: Awaited<ReturnType<typeof temporalClient>>;
+beforeAll(async () => {
+  temporal = await temporalClient();
+});
+afterAll(() => temporal.close());
+const runOf = (workflowId: string) => temporal.client.workflow.getHandle(workflowId);
+const campaignRows = async (notificationId: string) =>
+  (await query<{ n: number }>(`select count(*)::int as n from push_sends where notification_id = $1 and source = 'campaign'`, [notificationId]))[0]!.n;
+
+/** A RICHPUSH message with a job taken to SELECTED: `accept()` makes it READY. */
+async function messageAwaitingAcceptance(account: TestAccount, fields: Record<string, unknown>) {
+  const message = await createMessage(account, fields);
+  const job = ok(await call('POST', '/job/create', { ...as(account), body: sampleJob(account, message.id) }), 201);
+  ok(await call('POST', `/job/executeJob?id=${job.id}`, as(account)));
+  const submitted = ok(await call('POST', `/job/recording?id=${job.id}`, { ...as(account), body: { url: 'https://cdn.example.com/take-1.m4a', fileName: 'take-1.m4a' } }), 201);
+  ok(await call('POST', `/richPush/select?file_id=${submitted.fileId}`, as(account)));
+  return { message, accept: async () => ok(await call('POST', `/job/accept?id=${job.id}`, as(account))) };
+}
+
+describe('campaign sends', () => {
+  it('sends a plain message to each device of its segment once, at playTime, and counts it', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const { segment, ids } = await newAudience(account, 20);
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+    const playTime = Date.now() + 3000;
+
+    const scheduled = ok(await scheduleSend(account, message.id, { playTime }));
+    expect(scheduled.send).toMatchObject({ state: 'SCHEDULED', playTime, filterId: segment.id, audience: null, sent: 0 });
+    const sent = await waitForSend(account, message.id, (send) => send.state === 'SENT');
+    expect(sent).toMatchObject({ audience: 20, sent: 20, failed: 0, unregistered: 0, clicked: 0, ctr: 0, startedAt: expect.any(String), finishedAt: expect.any(String) });
+    expect(Date.parse(sent.startedAt)).toBeGreaterThanOrEqual(playTime);
+
+    const pushes = await pushesOf(account, message.id);
+    expect(pushes.map((push) => push.deviceId).sort()).toEqual([...ids.values()].sort());
+    expect(pushes.every((push) => push.source === 'campaign' && push.status === 'sent' && push.abTestId === null && push.arm === null)).toBe(true);
+
+    // A click counts once, through the API or as an ingested event alike (the A/B tests check the event path).
+    ok(await call('POST', '/push/click', { ...as(account), body: { sendId: pushes[0].sendId } }));
+    ok(await call('POST', '/push/click', { ...as(account), body: { sendId: pushes[0].sendId } }));
+    expect((await getMessage(account, message.id)).send).toMatchObject({ clicked: 1, ctr: 0.05 });
+
+    // Sent once: the schedule cannot change, the send cannot be cancelled.
+    expectError(await scheduleSend(account, message.id, { playTime: Date.now() + 60_000 }), 409, 'invalid_state');
+    expectError(await cancelSend(account, message.id), 409, 'invalid_state');
+    const run = await runOf(`send:${message.id}`).describe();
+    expect(run.status.name).toBe('COMPLETED');
+  });
+
+  it('never sends a message that is not scheduled, whatever its filterId and playTime', async () => {
+    const account = await newAccount();
+    const { segment } = await newAudience(account, 3);
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id, playTime: Date.now() - 1000 });
+    expect((await getMessage(account, message.id)).send).toMatchObject({ state: 'UNSCHEDULED', playTime: null, audience: null, sent: 0 });
+    await expect(runOf(`send:${message.id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    expect(await campaignRows(message.id)).toBe(0);
+  });
+
+  it('waits for a rich message’s recording, then sends it once accepted', { timeout: 90_000 }, async () => {
+    const account = await newAccount();
+    const { segment } = await newAudience(account, 4);
+    const { message, accept } = await messageAwaitingAcceptance(account, { filterId: segment.id });
+
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() - 1000 }));
+    expect((await getMessage(account, message.id)).send.state).toBe('WAITING_FOR_RECORDING');
+    const run = runOf(`send:${message.id}`);
+    await waitForRunState(run, 'WAITING_FOR_RECORDING');
+
+    await accept();
+    const sent = await waitForSend(account, message.id, (send) => send.state === 'SENT');
+    expect(sent).toMatchObject({ audience: 4, sent: 4 });
+    const fromQuery = await run.query<any>('state');
+    expect(fromQuery).toMatchObject({ state: 'SENT', audience: 4, sent: 4, failed: 0, filterId: segment.id });
+  });
+
+  it('ends EXPIRED, sending nothing, when the recording is accepted after playTime + expiry', { timeout: 90_000 }, async () => {
+    const account = await newAccount();
+    const { segment } = await newAudience(account, 3);
+    const { message, accept } = await messageAwaitingAcceptance(account, { filterId: segment.id, expiry: 1 });
+
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() - 58_000 }));
+    const expired = await waitForSend(account, message.id, (send) => send.state === 'EXPIRED');
+    expect(expired).toMatchObject({ audience: null, sent: 0, finishedAt: expect.any(String) });
+    await accept();
+    expect((await getMessage(account, message.id)).send.state).toBe('EXPIRED');
+    expect(await campaignRows(message.id)).toBe(0);
+  });
+
+  it('moves a waiting send to another time and segment', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const first = await newAudience(account, 3, 'first');
+    const second = await newAudience(account, 5, 'second');
+    const message = await createMessage(account, { type: 'PUSH', filterId: first.segment.id });
+
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() + 3_600_000 }));
+    const moved = ok(await scheduleSend(account, message.id, { playTime: Date.now() + 1000, filterId: second.segment.id }));
+    expect(moved.send).toMatchObject({ state: 'SCHEDULED', filterId: second.segment.id });
+    expect(await waitForSend(account, message.id, (send) => send.state === 'SENT')).toMatchObject({ audience: 5, sent: 5 });
+    const pushed = new Set((await pushesOf(account, message.id)).map((push) => push.deviceId));
+    expect(pushed).toEqual(new Set(second.ids.values()));
+  });
+
+  it('cancels a send before playTime: nothing is sent, and the send cannot be scheduled again', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const { segment } = await newAudience(account, 3);
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() + 3_600_000 }));
+
+    const cancelled = ok(await cancelSend(account, message.id));
+    expect(cancelled.send).toMatchObject({ state: 'CANCELLED', sent: 0 });
+    const result = await runOf(`send:${message.id}`).result();
+    expect(result).toMatchObject({ state: 'CANCELLED', sent: 0 });
+    expect(await campaignRows(message.id)).toBe(0);
+    expectError(await cancelSend(account, message.id), 409, 'invalid_state');
+    expectError(await scheduleSend(account, message.id), 409, 'invalid_state');
+  });
+
+  it('test-sends to chosen devices now, READY or not, without counting them in the send', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const { segment, ids } = await newAudience(account, 3);
+    const notificationId = await newMessage(account);
+    const [first, second] = [...ids.values()];
+
+    const tested = ok(await call('POST', `/notification/test?id=${notificationId}&appId=${account.appId}`, { ...as(account), body: { deviceIds: [first, second] } }), 202);
+    expect(tested.sends.map((send: any) => send.deviceId)).toEqual([first, second]);
+    await runOf(`push-test:${tested.testId}`).result();
+    const pushes = await pushesOf(account, notificationId, '&status=sent');
+    expect(pushes.map((push) => push.sendId).sort()).toEqual(tested.sends.map((send: any) => send.sendId).sort());
+    expect(pushes.every((push) => push.source === 'test')).toBe(true);
+    expect((await getMessage(account, notificationId)).send).toMatchObject({ state: 'UNSCHEDULED', sent: 0 });
+    expect(segment.id).toBeTruthy();
+  });
+
+  it('refuses what it cannot send, with a clear error', async () => {
+    const account = await newAccount();
+    const other = await newAccount();
+    const { segment, ids } = await newAudience(account, 1);
+    const noSegment = await createMessage(account, { type: 'PUSH' });
+    expectError(await scheduleSend(account, noSegment.id), 422, 'segment_required');
+    expectError(await scheduleSend(account, noSegment.id, { filterId: 'not-a-segment' }), 422, 'unknown_segment');
+    expectError(await scheduleSend(other, noSegment.id, { filterId: segment.id }), 404, 'not_found');
+    expectError(await call('POST', `/notification/schedule?id=${noSegment.id}&appId=${other.appId}`, { ...as(account), body: {} }), 404, 'not_found');
+    expectError(await cancelSend(other, noSegment.id), 404, 'not_found');
+    expectError(await call('GET', '/push/sends', as(account)), 400, 'validation_failed');
+    expectError(await call('GET', `/push/sends?notificationId=${noSegment.id}`, as(other)), 404, 'not_found');
+    const tooMany = Array.from({ length: 21 }, () => [...ids.values()][0]);
+    expectError(await call('POST', `/notification/test?id=${noSegment.id}&appId=${account.appId}`, { ...as(account), body: { deviceIds: tooMany } }), 400, 'validation_failed');
+    const foreign = await newAudience(other, 1);
+    const refused = expectError(
+      await call('POST', `/notification/test?id=${noSegment.id}&appId=${account.appId}`, { ...as(account), body: { deviceIds: [...foreign.ids.values()] } }),
+      400,
+      'validation_failed',
+    );
+    expect(refused.details).toEqual([{ path: 'body.deviceIds.0', message: 'is not a device of the message’s app' }]);
+  });
+});
+
+async function waitForRunState(run: { query: <T>(name: string) => Promise<T> }, state: string): Promise<void> {
+  await until(`the run to be ${state}`, () => run.query<any>('state'), (value) => value.state === state, { timeoutMs: 30_000 });
+}

@@ -1,0 +1,71 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { AccountId, AppId, EntityId, EntityType, NotificationId, SendState } from '../src/sandbox-safe/search-attributes.ts';
+
+/**
+ * The contract of a message's send run, `send:<notificationId>`: it waits until the message is READY and its
+ * playTime has come (or ends EXPIRED when that cannot happen before playTime + expiry), snapshots the segment, sends
+ * in shards, and ends SENT. The API schedules (and moves) it and cancels it through updates; the recording job
+ * signals it when the message becomes READY.
+ */
+export const campaignSendWorkflowType = 'campaignSend';
+
+export const campaignRunStates = ['WAITING_FOR_RECORDING', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED', 'EXPIRED', 'FAILED'] as const;
+export type CampaignRunStateName = (typeof campaignRunStates)[number];
+
+export interface CampaignSendInput {
+  version: 1;
+  notificationId: string;
+  accountId: string;
+  appId: string;
+  /** What a run hands to the next when a long wait continues as new. */
+  carried?: { version: 1; playTime: number; filterId: string; ready: boolean } | undefined;
+  /** Continue as new past this many history events while waiting (the server's own suggestion also triggers it). */
+  historyLimit?: number | undefined;
+}
+
+/** The send's counts as the run last read them (GET /notification/get counts them live). */
+export interface CampaignCounts {
+  audience: number | null;
+  sent: number;
+  failed: number;
+  unregistered: number;
+  clicked: number;
+}
+
+export interface CampaignRunState extends CampaignCounts {
+  state: CampaignRunStateName;
+  playTime: number | null;
+  filterId: string | null;
+  /** Shards of the audience done, of all. */
+  shards: { done: number; total: number };
+  startedAt: number | null;
+  finishedAt: number | null;
+  reason: string | null;
+}
+
+export type CampaignSendWorkflow = (input: CampaignSendInput) => Promise<CampaignRunState>;
+
+export interface ScheduleCampaign {
+  /** Epoch ms; a time in the past means as soon as possible. */
+  playTime: number;
+  filterId: string;
+}
+
+export const campaignSendState = defineQuery<CampaignRunState>('state');
+/** Sets or moves playTime and the segment. Refused once sending has started. */
+export const scheduleCampaignSend = defineUpdate<CampaignRunState, [ScheduleCampaign]>('schedule');
+/** Stops the send: nothing more goes out. Refused once it has ended. */
+export const cancelCampaignSend = defineUpdate<CampaignRunState, []>('cancel');
+/** The message became READY (its recording was accepted). */
+export const messageReady = defineSignal('messageReady');
+
+export const campaignSendWorkflowId = (notificationId: string) => `send:${notificationId}`;
+
+export const campaignSendSearchAttributes = (input: CampaignSendInput) => [
+  { key: AccountId, value: input.accountId },
+  { key: AppId, value: input.appId },
+  { key: EntityType, value: 'send' },
+  { key: EntityId, value: input.notificationId },
+  { key: NotificationId, value: [input.notificationId] },
+  { key: SendState, value: 'SCHEDULED' },
+];
