@@ -3,12 +3,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /**
  * A push provider's pace, shared by every worker of the deployment: one `push_pace` row per provider key holds the
  * earliest time the next message may go. Reserving n messages moves it n intervals on, in one statement, on the
- * database's clock; the caller sends them at their slots. However many sends and workers draw on it, no window of a
+ * database's clock; the caller sends them when their slots begin. However many sends and workers draw on it, no window of a
  * minute holds more than `perMinute` messages, and a provider's Retry-After holds everyone back (docs/adr/0056).
  */
 export interface PushPace {
-  /** Reserves `count` slots: the first is `waitMs` from now, each next one `intervalMs` later. */
-  reserve(count: number): Promise<{ waitMs: number; intervalMs: number }>;
+  /** Reserves `count` slots; they begin `waitMs` from now. */
+  reserve(count: number): Promise<{ waitMs: number }>;
   /** Nothing more goes before `waitMs` from now (the provider said 429 with Retry-After). */
   holdFor(waitMs: number): Promise<void>;
 }
@@ -23,7 +23,7 @@ export function createPushPace(em: EntityManager, options: { key: string; perMin
          returning extract(epoch from (next_at - clock_timestamp())) * 1000 - ? as wait_ms`,
         [options.key, (count * intervalMs) / 1000, (count * intervalMs) / 1000, count * intervalMs],
       );
-      return { waitMs: Math.max(0, Number(row!.wait_ms)), intervalMs };
+      return { waitMs: Math.max(0, Number(row!.wait_ms)) };
     },
     async holdFor(waitMs) {
       await em.fork().getConnection().execute(

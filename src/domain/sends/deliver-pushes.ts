@@ -6,7 +6,7 @@ import { marks, rangeCondition, scopeCondition, type DeviceRange, type SendScope
  * The one send engine: A/B arms, the A/B remainder, campaigns and test sends all go through `deliverPushes`.
  *
  * A send's rows are written `pending` before it starts (its snapshot). The engine then works in waves of the
- * provider's `waveSize`, in device id order: it claims a wave (`pending` → `sending`, one statement), hands those
+ * provider's `waveSize`, in device id order: it waits for the wave's slots in the provider's pace, claims a wave (`pending` → `sending`, one statement), hands those
  * messages to the provider, and stores every answer (one statement), unsubscribing devices whose token is gone. A
  * wave whose provider asked to retry hands those rows back (`pending`) and ends the call with `retry`, so the next
  * attempt, resuming after the last whole wave, sends exactly them. A row is claimed once, so it is sent at most once:
@@ -55,6 +55,7 @@ export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Pro
   let after = input.resumeAfter ?? input.range.after;
   for (;;) {
     deps.signal?.throwIfAborted();
+    await deps.push.pace?.(deps.push.waveSize, deps.signal);
     const wave = rangeCondition({ after, upTo: input.range.upTo });
     const claimed = await connection.execute<ClaimedRow[]>(
       `with wave as (

@@ -82,22 +82,16 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
     }
   }
 
-  /** Resolves when message `index` of a batch reserved at `startsAt` may go; false when the batch was aborted first. */
-  async function untilSlot(startsAt: number, intervalMs: number, index: number, signal: AbortSignal | undefined): Promise<boolean> {
-    const waitMs = startsAt + index * intervalMs - Date.now();
-    if (waitMs >= 1) {
-      try {
-        await sleep(waitMs, undefined, signal ? { signal } : undefined);
-      } catch {
-        return false;
-      }
-    }
-    return !signal?.aborted;
-  }
-
   return {
     name: 'fcm',
     waveSize: options.concurrency,
+    // The wave's slots in the project's pace, waited for before the engine claims the wave: a claimed wave then goes
+    // out at once, and a worker killed while it waits has claimed nothing.
+    async pace(count, signal) {
+      if (!pace) return;
+      const { waitMs } = await pace.reserve(count);
+      if (waitMs >= 1) await sleep(waitMs, undefined, signal ? { signal } : undefined);
+    },
     async sendBatch(messages, signal) {
       if (messages.length === 0) return [];
       // One token for the batch first: when none can be had, no message is tried.
@@ -106,17 +100,11 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
       if (typeof first !== 'string') {
         messages.forEach((message, index) => (results[index] = { sendId: message.sendId, ...first }));
       } else {
-        // The batch's slots in the project's pace: each message goes at its own, so the rate holds within a batch too.
-        const slots = pace ? await pace.reserve(messages.length) : { waitMs: 0, intervalMs: 0 };
-        const startsAt = Date.now() + slots.waitMs;
         let next = 0;
         const worker = async () => {
           for (let index = next++; index < messages.length; index = next++) {
             const message = messages[index] as PushMessage;
-            const verdict: Verdict = (await untilSlot(startsAt, slots.intervalMs, index, signal))
-              ? await send(message, signal)
-              : { outcome: 'retry', error: 'not sent: the batch was aborted' };
-            results[index] = { sendId: message.sendId, ...verdict };
+            results[index] = { sendId: message.sendId, ...(await send(message, signal)) };
           }
         };
         await Promise.all(Array.from({ length: Math.min(options.concurrency, messages.length) }, worker));

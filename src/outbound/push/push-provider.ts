@@ -67,6 +67,11 @@ export interface PushProvider {
    * dies mid-wave leaves at most this many pushes unconfirmed (src/domain/sends/deliver-pushes.ts).
    */
   waveSize: number;
+  /**
+   * Waits until `count` more messages may go at the provider's pace (FCM_MAX_PER_MINUTE across the deployment).
+   * The engine calls it before it claims each wave. Rejects when `signal` aborts.
+   */
+  pace?: (count: number, signal?: AbortSignal) => Promise<void>;
   /** One result per message, in the messages' order. `signal` stops the batch: what was not sent comes back `retry`. */
   sendBatch(messages: PushMessage[], signal?: AbortSignal): Promise<PushResult[]>;
   close: () => Promise<void>;
