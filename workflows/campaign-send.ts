@@ -149,15 +149,29 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     if (begun.outcome !== 'started') return begun.outcome === 'failed' ? fail(begun.reason) : begun.state;
     Object.assign(run, { audience: begun.audience, startedAt: begun.startedAt, shards: { done: 0, total: begun.shards.length } });
     show('SENDING', `sending ${begun.audience} devices in ${begun.shards.length} shard(s), ${begun.lanes} at a time`);
+    // A shard that fails for good stops the send: no lane takes another, and the shards under way are cancelled.
+    const shardWork = new CancellationScope();
+    let failure: ActivityFailure | undefined;
     let next = 0;
     const lane = async () => {
-      while (next < begun.shards.length) {
+      while (failure === undefined && next < begun.shards.length) {
         const range = begun.shards[next++]!;
-        await sendCampaignShard({ notificationId, range });
-        run.shards.done++;
+        try {
+          await sendCampaignShard({ notificationId, range });
+          run.shards.done++;
+        } catch (error) {
+          if (isCancellation(error)) {
+            // Cancelled by another lane's failure: stop quietly. Cancelled from outside: the send is cancelled.
+            if (failure !== undefined) return;
+            throw error;
+          }
+          if (!(error instanceof ActivityFailure)) throw error;
+          failure = error;
+          shardWork.cancel();
+        }
       }
     };
-    const lanes = Promise.all(Array.from({ length: Math.min(begun.lanes, begun.shards.length) }, lane));
+    const lanes = shardWork.run(() => Promise.all(Array.from({ length: Math.min(begun.lanes, begun.shards.length) }, lane)));
     let allSent = false;
     void lanes.then(() => (allSent = true), () => (allSent = true));
     while (!allSent) {
@@ -166,6 +180,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
       show('SENDING', `${run.shards.done} of ${run.shards.total} shard(s) sent`);
     }
     await lanes;
+    if (failure !== undefined) throw failure;
     return 'SENT';
   }
 

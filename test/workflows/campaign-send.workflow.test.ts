@@ -1,0 +1,265 @@
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  campaignSendState,
+  cancelCampaignSend,
+  messageReady,
+  scheduleCampaignSend,
+  type CampaignSendInput,
+  type CampaignSendWorkflow,
+} from '../../workflows/campaign-send.contract.ts';
+import { pushTestWorkflowType, type PushTestWorkflow } from '../../workflows/push-test.contract.ts';
+import { campaignSendHandle, scheduleCampaignRun } from '../../src/temporal/starters/campaign-send.ts';
+import { connectTestEnvironment, recordHistoryIfAsked, startTimeSkippingEnvironment } from '../support/temporal.ts';
+import { until } from '../support/wait.ts';
+
+const minute = 60_000;
+
+/** Long waits run on the time-skipping server; the cancel update (which waits for the run to end) on the dev server. */
+let env: TestWorkflowEnvironment;
+let devEnv: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startTimeSkippingEnvironment();
+  devEnv = await connectTestEnvironment();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+  await devEnv?.teardown();
+});
+
+interface StubOptions {
+  ready?: boolean;
+  expiryMinutes?: number;
+  shards?: number;
+  /** The shard activity: resolves (sent) unless this throws. */
+  shard?: (index: number) => Promise<void>;
+}
+
+/** Stub activities recording each call in order, with when the server scheduled it (on the time-skipping server, the skipped-to time). */
+function stubActivities(options: StubOptions = {}) {
+  const calls: Array<{ name: string; input: any; at: number }> = [];
+  const record = (name: string, input: any) => calls.push({ name, input, at: Context.current().info.scheduledTimestampMs });
+  const shards = Array.from({ length: options.shards ?? 3 }, (_, index) => ({ after: index ? `d${index}` : null, upTo: index === (options.shards ?? 3) - 1 ? null : `d${index + 1}` }));
+  const counts = { audience: 30, sent: 0, failed: 0, unregistered: 0, clicked: 0 };
+  const activities = {
+    async readCampaignMessage(input: unknown) {
+      record('message', input);
+      return { ready: options.ready ?? true, expiryMinutes: options.expiryMinutes ?? 1440 };
+    },
+    async beginCampaignSend(input: unknown) {
+      record('begin', input);
+      return { outcome: 'started', audience: 30, shards, lanes: 2, startedAt: Date.now() };
+    },
+    async sendCampaignShard(input: { range: { after: string | null } }) {
+      record('shard', input);
+      await options.shard?.(shards.findIndex((shard) => shard.after === input.range.after));
+      counts.sent += 10;
+    },
+    async readCampaignCounts(input: unknown) {
+      record('counts', input);
+      return counts;
+    },
+    async finishCampaignSend(input: { state: string; reason: string | null }) {
+      record('finish', input);
+      return { state: input.state, counts, finishedAt: Date.now(), reason: input.reason };
+    },
+    async sendTestPushes(input: { sendIds: string[] }) {
+      record('test', input);
+      return { sent: input.sendIds.length, failed: 0, unregistered: 0 };
+    },
+  };
+  return { activities, calls, names: () => calls.filter((call) => call.name !== 'counts' && call.name !== 'message').map((call) => call.name) };
+}
+
+/** A shard that runs until cancelled, heartbeating as the engine does after each wave (cancellation arrives with a heartbeat). */
+async function untilCancelled(): Promise<never> {
+  const context = Context.current();
+  for (;;) {
+    context.heartbeat();
+    await context.sleep(50);
+  }
+}
+
+type Schedule = (playTime: number, filterId?: string) => Promise<unknown>;
+
+async function withRun<T>(
+  on: TestWorkflowEnvironment,
+  stub: ReturnType<typeof stubActivities>,
+  during: (handle: WorkflowHandle<CampaignSendWorkflow>, schedule: Schedule, taskQueue: string) => Promise<T>,
+  input: Partial<CampaignSendInput> = {},
+): Promise<T> {
+  const taskQueue = `campaign-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: on.nativeConnection,
+    namespace: on.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+    activities: stub.activities,
+  });
+  const notificationId = randomUUID();
+  const args = { version: 1 as const, notificationId, accountId: randomUUID(), appId: randomUUID(), title: 'Workflow test', ...input };
+  return worker.runUntil(() =>
+    during(
+      campaignSendHandle(on, notificationId),
+      (playTime, filterId = 'segment-1') => scheduleCampaignRun({ client: on.client, taskQueue }, args, { playTime, filterId }),
+      taskQueue,
+    ),
+  );
+}
+
+describe('campaignSend workflow (time-skipping, stub activities)', () => {
+  it('waits for playTime (moved once, with its segment), then sends its shards two at a time and ends SENT', async () => {
+    const stub = stubActivities({ shards: 3 });
+    const result = await withRun(env, stub, async (handle, schedule) => {
+      const now = await env.currentTimeMs();
+      await schedule(now + 120 * minute);
+      const moved = await handle.executeUpdate(scheduleCampaignSend, { args: [{ playTime: now + 60 * minute, filterId: 'segment-2' }] });
+      expect(moved).toMatchObject({ state: 'SCHEDULED', playTime: now + 60 * minute, filterId: 'segment-2' });
+      const state = await handle.result();
+      await recordHistoryIfAsked(handle, 'campaign-send');
+      const begin = stub.calls.find((call) => call.name === 'begin')!;
+      expect(begin.at - now).toBeGreaterThanOrEqual(60 * minute);
+      expect(begin.at - now).toBeLessThan(120 * minute);
+      expect(begin.input).toMatchObject({ filterId: 'segment-2', playTime: now + 60 * minute });
+      return state;
+    });
+    expect(stub.names()).toEqual(['begin', 'shard', 'shard', 'shard', 'finish']);
+    expect(stub.calls.at(-1)!.input).toMatchObject({ state: 'SENT' });
+    expect(result).toMatchObject({ state: 'SENT', audience: 30, sent: 30, shards: { done: 3, total: 3 } });
+  });
+
+  it('waits for the recording, past playTime, and sends as soon as the message is READY', async () => {
+    const stub = stubActivities({ ready: false, expiryMinutes: 600 });
+    await withRun(env, stub, async (handle, schedule) => {
+      const now = await env.currentTimeMs();
+      await schedule(now + 10 * minute);
+      // The run shows SCHEDULED until it has read whether its message is READY.
+      await until('the run to wait for the recording', () => handle.query(campaignSendState), (state) => state.state === 'WAITING_FOR_RECORDING', { timeoutMs: 10_000, intervalMs: 50 });
+      await env.sleep(120 * minute);
+      expect(stub.names()).toEqual([]);
+      await handle.signal(messageReady);
+      expect(await handle.result()).toMatchObject({ state: 'SENT' });
+      expect(stub.calls.find((call) => call.name === 'begin')!.at - now).toBeGreaterThanOrEqual(120 * minute);
+    });
+  });
+
+  it('ends EXPIRED, sending nothing, when the message is not READY by playTime + expiry', async () => {
+    const stub = stubActivities({ ready: false, expiryMinutes: 30 });
+    await withRun(env, stub, async (handle, schedule) => {
+      const now = await env.currentTimeMs();
+      await schedule(now + 10 * minute);
+      expect(await handle.result()).toMatchObject({ state: 'EXPIRED', sent: 0 });
+      expect(stub.calls.at(-1)!.at - now).toBeGreaterThanOrEqual(40 * minute);
+    });
+    expect(stub.names()).toEqual(['finish']);
+    expect(stub.calls.at(-1)!.input).toMatchObject({ state: 'EXPIRED' });
+  });
+
+  it('ends EXPIRED at once for a playTime already older than its expiry', async () => {
+    const stub = stubActivities({ expiryMinutes: 5 });
+    await withRun(env, stub, async (handle, schedule) => {
+      await schedule((await env.currentTimeMs()) - 6 * minute);
+      expect(await handle.result()).toMatchObject({ state: 'EXPIRED' });
+    });
+    expect(stub.names()).toEqual(['finish']);
+  });
+
+  it('continues as new while a schedule keeps moving, carrying playTime, segment and readiness', async () => {
+    const stub = stubActivities({ ready: false, expiryMinutes: 24 * 60 });
+    await withRun(
+      env,
+      stub,
+      async (handle, schedule) => {
+        const now = await env.currentTimeMs();
+        await schedule(now + 600 * minute);
+        const first = await handle.describe();
+        for (let move = 1; move <= 12; move++) {
+          await handle.executeUpdate(scheduleCampaignSend, { args: [{ playTime: now + (600 + move) * minute, filterId: `segment-${move}` }] });
+        }
+        await handle.signal(messageReady);
+        expect(await handle.result()).toMatchObject({ state: 'SENT', filterId: 'segment-12' });
+        const last = await handle.describe();
+        expect(last.runId).not.toBe(first.runId);
+        expect(stub.calls.find((call) => call.name === 'begin')!.input).toMatchObject({ filterId: 'segment-12', playTime: now + 612 * minute });
+      },
+      { historyLimit: 20 },
+    );
+  });
+});
+
+describe('campaignSend workflow (dev server, stub activities)', () => {
+  // On the dev server: the time-skipping server refuses to cancel an activity that completes at the same moment.
+  it('ends FAILED when a shard fails for good, saying why, and starts no other shard', async () => {
+    const stub = stubActivities({
+      shard: async (index) => {
+        if (index === 1) throw ApplicationFailure.nonRetryable('the notification is gone', 'not_found');
+        await untilCancelled();
+      },
+    });
+    await withRun(devEnv, stub, async (handle, schedule) => {
+      await schedule(Date.now());
+      const result = await handle.result();
+      expect(result, JSON.stringify(result)).toMatchObject({ state: 'FAILED', reason: 'the notification is gone' });
+    });
+    expect(stub.calls.at(-1)!.input).toMatchObject({ state: 'FAILED', reason: 'the notification is gone' });
+    // Two lanes: shard 0 (cancelled when shard 1 fails) and the failing shard 1; no other shard starts.
+    expect(stub.names()).toEqual(['begin', 'shard', 'shard', 'finish']);
+  });
+  it('cancels a waiting send: nothing is sent, and the schedule refuses to move', async () => {
+    const stub = stubActivities();
+    await withRun(devEnv, stub, async (handle, schedule) => {
+      await schedule(Date.now() + 3_600_000);
+      const cancelled = await handle.executeUpdate(cancelCampaignSend);
+      expect(cancelled).toMatchObject({ state: 'CANCELLED', sent: 0 });
+      expect(await handle.result()).toMatchObject({ state: 'CANCELLED' });
+      await recordHistoryIfAsked(handle, 'campaign-send-cancelled');
+    });
+    expect(stub.names()).toEqual(['finish']);
+  });
+
+  it('cancels mid-send: the shards under way are cancelled and no more start', async () => {
+    let started = 0;
+    const stub = stubActivities({
+      shards: 6,
+      shard: async () => {
+        started++;
+        await untilCancelled();
+      },
+    });
+    await withRun(devEnv, stub, async (handle, schedule) => {
+      await schedule(Date.now());
+      await until('two shards under way', () => started >= 2, { timeoutMs: 10_000, intervalMs: 20 });
+      await expect(handle.executeUpdate(scheduleCampaignSend, { args: [{ playTime: Date.now(), filterId: 'x' }] })).rejects.toMatchObject({
+        cause: expect.objectContaining({ type: 'invalid_state' }),
+      });
+      expect(await handle.executeUpdate(cancelCampaignSend)).toMatchObject({ state: 'CANCELLED' });
+    });
+    expect(started).toBe(2);
+    expect(stub.calls.at(-1)!.input).toMatchObject({ state: 'CANCELLED' });
+  });
+
+  it('runs a test send: one activity for its devices', async () => {
+    const stub = stubActivities();
+    const taskQueue = `push-test-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: devEnv.nativeConnection,
+      namespace: devEnv.namespace ?? 'default',
+      taskQueue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: stub.activities,
+    });
+    const sendIds = [randomUUID(), randomUUID()];
+    const handle = await devEnv.client.workflow.start<PushTestWorkflow>(pushTestWorkflowType, {
+      workflowId: `push-test:${randomUUID()}`,
+      taskQueue,
+      args: [{ version: 1, testId: randomUUID(), accountId: randomUUID(), appId: randomUUID(), notificationId: randomUUID(), sendIds }],
+    });
+    expect(await worker.runUntil(handle.result())).toEqual({ sent: 2, failed: 0, unregistered: 0 });
+    await recordHistoryIfAsked(handle, 'push-test');
+    expect(stub.names()).toEqual(['test']);
+  });
+});
