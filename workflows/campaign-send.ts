@@ -39,6 +39,7 @@ const { sendCampaignShard } = proxyActivities<Activities>({
 });
 
 const defaultHistoryLimit = 10_000;
+const maxTimerMs = 7 * 24 * 3_600_000;
 /** How often a sending run reads its counts for the `state` query and its details. */
 const refreshEveryMs = 15_000;
 
@@ -134,7 +135,9 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
       if (ready && now >= run.playTime) return 'send';
       show(ready ? 'SCHEDULED' : 'WAITING_FOR_RECORDING', ready ? `sends at ${new Date(run.playTime).toISOString()}` : 'waiting for the message’s recording to be accepted');
       const seen = { changes: scheduleChanges, ready };
-      await condition(() => scheduleChanges !== seen.changes || ready !== seen.ready || cancelled, Math.max(1, (ready ? run.playTime : deadline) - now));
+      // At most a week per timer: a playTime centuries ahead is a valid epoch ms but not a valid timer.
+      const wakeInMs = Math.min(maxTimerMs, Math.max(1, (ready ? run.playTime : deadline) - now));
+      await condition(() => scheduleChanges !== seen.changes || ready !== seen.ready || cancelled, wakeInMs);
       // A schedule moved again and again: hand the wait to a fresh history.
       const info = workflowInfo();
       if ((info.continueAsNewSuggested || info.historyLength > (input.historyLimit ?? defaultHistoryLimit)) && !cancelled && allHandlersFinished()) {
