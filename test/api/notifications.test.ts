@@ -73,7 +73,8 @@ describe('GET /notification/get', () => {
     const created = await call('POST', '/notification/create', { token: apiKey, body: sampleMessage(appId) });
     const fetched = await call('GET', `/notification/get?id=${created.body.id}`, { token: apiKey });
     expect(fetched.status).toBe(200);
-    expect(fetched.body).toEqual(created.body);
+    // The stored message, with its send (never scheduled: creating a message sends nothing).
+    expect(fetched.body).toEqual({ ...created.body, send: expect.objectContaining({ state: 'UNSCHEDULED', sent: 0 }) });
   });
 
   it('answers 404 for another account’s message and for an unknown id', async () => {

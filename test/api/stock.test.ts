@@ -134,7 +134,7 @@ describe('slots from stock', () => {
       }),
     });
     const notification = response.body.notification;
-    expect(ok(await call('GET', `/notification/get?id=${notification.id}`, { token }))).toEqual(notification);
+    expect(ok(await call('GET', `/notification/get?id=${notification.id}`, { token }))).toEqual({ ...notification, send: expect.objectContaining({ state: 'UNSCHEDULED' }) });
     const [slot] = await query('select id, stock_id, notification_id from slots where id = $1', [response.body.slotId]);
     expect(slot).toEqual({ id: response.body.slotId, stock_id: stock.stockId, notification_id: notification.id });
   });
@@ -174,7 +174,7 @@ describe('slots from stock', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     const notification = response.body.notification;
     expect(notification).toMatchObject({ filterId: segment.id, priority: 'HIGH', favourite: 1, channel: 'PUSH', status: 'READY' });
-    expect(ok(await call('GET', `/notification/get?id=${notification.id}`, { token }))).toEqual(notification);
+    expect(ok(await call('GET', `/notification/get?id=${notification.id}`, { token }))).toEqual({ ...notification, send: expect.objectContaining({ state: 'UNSCHEDULED' }) });
     // Stored and answered as a created message's are.
     const created = ok(await call('POST', '/notification/create', { token, body }), 201);
     const { id: _a, status: _b, recording: _c, createdAt: _d, updatedAt: _e, ...fields } = created;
