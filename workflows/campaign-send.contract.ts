@@ -32,15 +32,18 @@ export interface CampaignCounts {
   clicked: number;
 }
 
+/** What GET /notification/get shows as `send` (counts as of the run's last read), and the shards done. */
 export interface CampaignRunState extends CampaignCounts {
   state: CampaignRunStateName;
   playTime: number | null;
   filterId: string | null;
+  /** clicked / sent, when anything was sent. */
+  ctr: number | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  reason: string | null;
   /** Shards of the audience done, of all. */
   shards: { done: number; total: number };
-  startedAt: number | null;
-  finishedAt: number | null;
-  reason: string | null;
 }
 
 export type CampaignSendWorkflow = (input: CampaignSendInput) => Promise<CampaignRunState>;

@@ -60,10 +60,11 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     failed: 0,
     unregistered: 0,
     clicked: 0,
-    shards: { done: 0, total: 0 },
+    ctr: null,
     startedAt: null,
     finishedAt: null,
     reason: null,
+    shards: { done: 0, total: 0 },
   };
   let ready = input.carried?.ready ?? false;
   let scheduleChanges = 0;
@@ -82,7 +83,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
       ].join('\n'),
     );
   };
-  const counted = (counts: CampaignCounts) => Object.assign(run, counts);
+  const counted = (counts: CampaignCounts) => Object.assign(run, counts, { ctr: counts.sent > 0 ? counts.clicked / counts.sent : null });
 
   setHandler(campaignSendState, () => run);
   setHandler(
@@ -150,7 +151,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     show('SENDING', 'taking the segment’s snapshot');
     const begun = await beginCampaignSend({ notificationId, filterId: run.filterId!, playTime: run.playTime! });
     if (begun.outcome !== 'started') return begun.outcome === 'failed' ? fail(begun.reason) : begun.state;
-    Object.assign(run, { audience: begun.audience, startedAt: begun.startedAt, shards: { done: 0, total: begun.shards.length } });
+    Object.assign(run, { audience: begun.audience, startedAt: new Date(begun.startedAt).toISOString(), shards: { done: 0, total: begun.shards.length } });
     show('SENDING', `sending ${begun.audience} devices in ${begun.shards.length} shard(s), ${begun.lanes} at a time`);
     // A shard that fails for good stops the send: no lane takes another, and the shards under way are cancelled.
     const shardWork = new CancellationScope();
@@ -211,7 +212,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     finishCampaignSend({ notificationId, state: outcome === 'SENT' || outcome === 'EXPIRED' || outcome === 'FAILED' || outcome === 'CANCELLED' ? outcome : 'FAILED', reason: run.reason }),
   );
   counted(finished.counts);
-  Object.assign(run, { finishedAt: finished.finishedAt, reason: finished.reason });
+  Object.assign(run, { finishedAt: new Date(finished.finishedAt).toISOString(), reason: finished.reason });
   show(finished.state, describeEnd(finished.state, run));
   ended = true;
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
