@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quotaExceeded, unregistered, type FakeFcmSend } from '../../src/dev/fake-fcm.ts';
+import { campaignSendWorkflowId, type CampaignSendWorkflow } from '../../workflows/campaign-send.contract.ts';
+import { pushTestWorkflowId, type PushTestWorkflow } from '../../workflows/push-test.contract.ts';
+import { call, newAccount } from '../support/api.ts';
+import {
+  cancelSend,
+  createMessage,
+  getMessage,
+  newAudience,
+  newStockMessage,
+  pushesOf,
+  pushStatusCounts,
+  scheduleSend,
+  startFcmSendPath,
+  testSend,
+  waitForSend,
+  type FcmSendPath,
+} from '../support/campaigns.ts';
+import { ok } from '../support/http-assertions.ts';
+import { freePort } from '../support/instances.ts';
+import { sumOf, waitForMetrics } from '../support/metrics.ts';
+import { temporalClient } from '../support/temporal.ts';
+
+// Campaign and test sends through the real FCM provider, in a worker process of its own (PUSH_PROVIDER=fcm), to the
+// fake FCM (src/dev/fake-fcm.ts), which tells what each device got. The sends on the suite's worker (the log
+// provider) are in test/api/campaigns.test.ts; a worker killed mid-send is in test/crash/campaign-crash.test.ts.
+
+let temporal: Awaited<ReturnType<typeof temporalClient>>;
+beforeAll(async () => {
+  temporal = await temporalClient();
+});
+afterAll(() => temporal?.close());
+
+/** Texts that differ from each other, so a push shows which of them it was built from. */
+const texts = {
+  title: 'Jingle of the week',
+  subtitle: 'Fresh from the studio',
+  text: 'Tap to hear it',
+  fbTitle: 'A new jingle',
+  fbSubtitle: 'From the stock',
+  fbText: 'Open the app to hear it',
+};
+
+/** The sends of `tokens` that reached the fake (a path's fake serves every test of its block). */
+const sendsTo = (path: FcmSendPath, tokens: string[]): FakeFcmSend[] => {
+  const wanted = new Set(tokens);
+  return path.fake.bodies().filter((send) => wanted.has(send.token));
+};
+
+describe('campaign and test sends to FCM: what each device gets', () => {
+  let path: FcmSendPath;
+  beforeAll(async () => {
+    path = await startFcmSendPath({ fake: { keepBodies: true }, workerEnv: { FCM_CONCURRENCY: '4' } });
+  });
+  afterAll(() => path?.stop());
+
+  it('sends a from-stock message to each device of its segment once, from playTime on, with its fallback texts, its recording and the device’s send id', { timeout: 60_000 }, async () => {
+    const account = path.via(await newAccount());
+    const { segment, ids, tokens, platformOf } = await newAudience(account, 20, 'stock');
+    const { stock, message } = await newStockMessage(account, texts);
+    expect(message).toMatchObject({ type: 'RICHPUSH', status: 'READY', filterId: null, recording: { url: stock.url } });
+    const playTime = Date.now() + 5000;
+
+    ok(await scheduleSend(account, message.id, { playTime, filterId: segment.id }));
+    const sent = await waitForSend(account, message.id, (send) => send.state === 'SENT');
+    expect(sent).toMatchObject({ audience: 20, sent: 20, failed: 0, unregistered: 0, filterId: segment.id });
+
+    const sendIdOfDevice = new Map((await pushesOf(account, message.id)).map((push) => [push.deviceId, push.sendId]));
+    const received = sendsTo(path, tokens);
+    expect(received.map((send) => send.token).sort()).toEqual([...tokens].sort());
+    for (const token of tokens) expect(path.fake.countFor(token)).toBe(1);
+    for (const { token, message: pushed } of received) {
+      // A READY rich message: the system shows the fallback texts; the app gets its own texts and the recording.
+      expect(pushed.notification).toEqual({ title: texts.fbTitle, body: texts.fbText });
+      expect(pushed.data).toMatchObject({
+        sendId: sendIdOfDevice.get(ids.get(token)!),
+        notificationId: message.id,
+        type: 'RICHPUSH',
+        action: 'Open',
+        title: texts.title,
+        subtitle: texts.subtitle,
+        text: texts.text,
+        recordingUrl: stock.url,
+      });
+      if (platformOf.get(token) === 'ios') {
+        expect(pushed.apns?.payload.aps).toEqual({ alert: { title: texts.fbTitle, subtitle: texts.fbSubtitle, body: texts.fbText }, 'mutable-content': 1 });
+        expect(pushed.android).toBeUndefined();
+      } else {
+        expect(pushed.android).toEqual({ priority: 'NORMAL', ttl: `${message.expiry * 60}s` });
+        expect(pushed.apns).toBeUndefined();
+      }
+    }
+    expect(new Set(received.map((send) => send.message.data?.sendId)).size).toBe(20);
+    expect(Math.min(...received.map((send) => send.receivedAt))).toBeGreaterThanOrEqual(playTime);
+  });
+
+  it('test-sends a rich message that is not READY yet with its fallback texts, marked test, outside the message’s send', { timeout: 60_000 }, async () => {
+    const account = path.via(await newAccount());
+    const { ids, tokens } = await newAudience(account, 3, 'tested');
+    const message = await createMessage(account, { type: 'RICHPUSH', ...texts });
+    expect(message.status).not.toBe('READY');
+    const chosen = tokens.slice(0, 2);
+
+    const tested = ok(await testSend(account, message.id, chosen.map((token) => ids.get(token)!)), 202);
+    const outcome = await temporal.client.workflow.getHandle<PushTestWorkflow>(pushTestWorkflowId(tested.testId)).result();
+    expect(outcome).toEqual({ sent: 2, failed: 0, unregistered: 0 });
+
+    const sendIdOfDevice = new Map<string, string>(tested.sends.map((send: { deviceId: string; sendId: string }) => [send.deviceId, send.sendId]));
+    const received = sendsTo(path, tokens);
+    expect(received.map((send) => send.token).sort()).toEqual([...chosen].sort());
+    for (const { token, message: pushed } of received) {
+      // No recording yet: every device shows the fallback texts, and nothing asks the app to play one.
+      expect(pushed.notification).toEqual({ title: texts.fbTitle, body: texts.fbText });
+      expect(pushed.data).toMatchObject({ test: 'true', sendId: sendIdOfDevice.get(ids.get(token)!), notificationId: message.id, type: 'RICHPUSH' });
+      expect(pushed.data).not.toHaveProperty('recordingUrl');
+      expect(JSON.stringify(pushed)).not.toContain('mutable-content');
+    }
+    const pushes = await pushesOf(account, message.id);
+    expect(pushes.map((push) => [push.sendId, push.source, push.status]).sort()).toEqual(
+      tested.sends.map((send: { sendId: string }) => [send.sendId, 'test', 'sent']).sort(),
+    );
+    expect((await getMessage(account, message.id)).send).toMatchObject({ state: 'UNSCHEDULED', audience: null, sent: 0 });
+  });
+});
+
+describe('campaign sends to FCM: the pace, Retry-After and gone tokens', () => {
+  const waveSize = 5;
+  const perMinute = 1200;
+  let path: FcmSendPath;
+  beforeAll(async () => {
+    path = await startFcmSendPath({ fake: { keepBodies: true }, workerEnv: { FCM_CONCURRENCY: String(waveSize), FCM_MAX_PER_MINUTE: String(perMinute) } });
+  });
+  afterAll(() => path?.stop());
+
+  it('sends each device one push within FCM_MAX_PER_MINUTE, waits out Retry-After, and unsubscribes the devices whose token is gone', { timeout: 60_000 }, async () => {
+    const account = path.via(await newAccount());
+    const { segment, ids, tokens } = await newAudience(account, 100, 'paced');
+    const gone = new Set(tokens.filter((_, index) => index % 25 === 7));
+    // The first wave is refused whole, and two pushes of its retry too: seven refusals, each sent again once.
+    const refusedFirst = 7;
+    const retryAfterSeconds = 1;
+    path.fake.answer((send) => (send.index < refusedFirst ? quotaExceeded(retryAfterSeconds) : gone.has(send.token) ? unregistered() : undefined));
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() }));
+    const sent = await waitForSend(account, message.id, (send) => send.state === 'SENT');
+    expect(sent).toMatchObject({ audience: 100, sent: 100 - gone.size, unregistered: gone.size, failed: 0 });
+
+    // Every device once: the refused pushes were sent again, nothing else was.
+    expect(path.fake.duplicates()).toBe(0);
+    expect(path.fake.acceptedTokens()).toEqual(new Set(tokens.filter((token) => !gone.has(token))));
+    expect(path.fake.received()).toBe(100 + refusedFirst);
+
+    // The gone tokens' devices are unsubscribed, and their pushes counted unregistered.
+    const unregisteredPushes = await pushesOf(account, message.id, '&status=unregistered');
+    expect(unregisteredPushes.map((push) => push.deviceId).sort()).toEqual([...gone].map((token) => ids.get(token)).sort());
+    for (const token of gone) expect(ok(await call('GET', `/device/get?id=${ids.get(token)}`, { token: account.apiKey })).subscribed).toBe(false);
+
+    // The engine claims a wave only after reserving its FCM_CONCURRENCY slots in the project's pace (push_pace), and
+    // the wave goes out when its slots begin: wave starts are at least waveSize × 60 000 / perMinute = 250 ms apart.
+    // One shard is one sender, which reserves the next wave only once the last one is answered, so a wave's pushes
+    // arrive between its start and the next wave's. A window just under four wave intervals (990 ms: Node's timers
+    // may fire a millisecond early) then holds the starts of at most four waves, plus the tail of the wave begun
+    // before it: 5 waves, 25 pushes. That is the cap's share of the window (19.8) and the one wave the design lets go
+    // at once; without the pace, the 100 pushes would all go within a fraction of a second.
+    const waveIntervalMs = (waveSize * 60_000) / perMinute;
+    const windowMs = 4 * waveIntervalMs - 10;
+    expect(path.fake.maxInWindow(windowMs)).toBeLessThanOrEqual(5 * waveSize);
+
+    // Each refusal's Retry-After was waited out: no push of a later wave arrived sooner after it. Waves are the fake's
+    // arrival order cut in waveSize: every wave but the last is full, and none is sent before the last is answered.
+    const sends = path.fake.bodies();
+    const waveOf = (send: FakeFcmSend) => Math.floor(send.index / waveSize);
+    const timerSlackMs = 2;
+    for (const refusal of sends.filter((send) => send.index < refusedFirst)) {
+      const nextArrival = Math.min(...sends.filter((send) => waveOf(send) > waveOf(refusal)).map((send) => send.receivedAt));
+      expect(nextArrival - refusal.receivedAt).toBeGreaterThanOrEqual(retryAfterSeconds * 1000 - timerSlackMs);
+    }
+  });
+});
+
+describe('campaign sends to FCM: cancel mid-send', () => {
+  const waveSize = 5;
+  let path: FcmSendPath;
+  let sdkMetricsUrl: string;
+  beforeAll(async () => {
+    const sdkMetricsPort = await freePort();
+    sdkMetricsUrl = `http://127.0.0.1:${sdkMetricsPort}/metrics`;
+    // A slow FCM: each wave takes 100 ms, so the send is under way for seconds.
+    path = await startFcmSendPath({ fake: { delayMs: 100 }, workerEnv: { FCM_CONCURRENCY: String(waveSize), TEMPORAL_METRICS_PORT: String(sdkMetricsPort) } });
+  });
+  afterAll(() => path?.stop());
+
+  it('sends at most the wave in flight once the cancel has answered, and leaves the rest unsent', { timeout: 60_000 }, async () => {
+    const account = path.via(await newAccount());
+    const audience = 200;
+    const { segment } = await newAudience(account, audience, 'cancelled');
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() }));
+    await path.fake.waitForAccepted(5 * waveSize);
+
+    const cancelled = ok(await cancelSend(account, message.id));
+    const receivedAtCancel = path.fake.received();
+    expect(cancelled.send).toMatchObject({ state: 'CANCELLED', reason: 'cancelled' });
+
+    const run = await temporal.client.workflow.getHandle<CampaignSendWorkflow>(campaignSendWorkflowId(message.id)).result();
+    expect(run.state).toBe('CANCELLED');
+    // The run closes as soon as it has asked its shard activity to stop, without waiting for it (TRY_CANCEL): the
+    // activity learns of it at its next heartbeat, or stops when its next claim finds the campaign CANCELLED. Once it
+    // has returned (the worker's SDK metrics count it), nothing more can go out.
+    await waitForMetrics(sdkMetricsUrl, (samples) => sumOf(samples, 'temporal_activity_execution_latency_count', { activity_type: 'sendCampaignShard' }) === 1);
+
+    expect(path.fake.received() - receivedAtCancel).toBeLessThanOrEqual(waveSize);
+    const accepted = path.fake.accepted();
+    expect(accepted).toBeLessThan(audience - waveSize);
+    // What the fake accepted is what is recorded sent; the rest was never claimed.
+    expect(await pushStatusCounts(message.id)).toEqual({ sent: accepted, pending: audience - accepted });
+    expect((await getMessage(account, message.id)).send).toMatchObject({ state: 'CANCELLED', audience, sent: accepted, failed: 0 });
+  });
+});

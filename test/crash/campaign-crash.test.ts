@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { campaignSendWorkflowId, type CampaignSendWorkflow } from '../../workflows/campaign-send.contract.ts';
+import { newAccount } from '../support/api.ts';
+import { createMessage, getMessage, newAudience, pushStatusCounts, scheduleSend, startFcmSendPath, type FcmSendPath } from '../support/campaigns.ts';
+import { ok } from '../support/http-assertions.ts';
+import { killWorker } from '../support/instances.ts';
+import { temporalClient } from '../support/temporal.ts';
+
+// A campaign send whose worker is killed (SIGKILL) in the middle of a wave, to the fake FCM, which answers at once and
+// counts a push as accepted when it answers it. The send engine claims a wave (pending → sending) before it sends it,
+// so a push is sent at most once: the wave in flight at the kill is left `sending`, and the next attempt marks it
+// `unconfirmed` without sending it again (src/domain/sends/deliver-pushes.ts).
+
+const waveSize = 50;
+const audience = 5000;
+
+let temporal: Awaited<ReturnType<typeof temporalClient>>;
+let path: FcmSendPath;
+beforeAll(async () => {
+  temporal = await temporalClient();
+  path = await startFcmSendPath({ workerEnv: { FCM_CONCURRENCY: String(waveSize) } });
+});
+afterAll(async () => {
+  await path?.stop();
+  await temporal?.close();
+});
+
+describe('a campaign send survives a worker crash', () => {
+  it('ends SENT after its worker is killed mid-wave, each device pushed exactly once, the wave in flight unconfirmed', { timeout: 120_000 }, async () => {
+    const account = path.via(await newAccount());
+    const { segment, tokens } = await newAudience(account, audience, 'crash');
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+    // Killed in the middle of the 21st wave. The provider puts a whole wave on the wire before it can read any answer
+    // (one request per connection, all written in one turn of its event loop), and the fake resolves this wait right
+    // after answering the 26th push of the wave, before it reads the 27th: the kill goes out with every push of the
+    // wave received and half of them unanswered, so the worker cannot have stored the wave's outcome.
+    const killAt = 20 * waveSize + waveSize / 2 + 1;
+    const killed = path.fake.waitForAccepted(killAt).then(async () => {
+      await killWorker(path.worker);
+      return { accepted: path.fake.accepted(), received: path.fake.received() };
+    });
+
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() }));
+    const atKill = await killed;
+    await path.startWorker();
+    // The next attempt of the shard starts once the server has given up on the dead one (its heartbeat timeout).
+    const run = await temporal.client.workflow.getHandle<CampaignSendWorkflow>(campaignSendWorkflowId(message.id)).result();
+
+    const statuses = await pushStatusCounts(message.id);
+    const missing = tokens.filter((token) => path.fake.countFor(token) === 0);
+    const seen = { atKill, statuses, missing: missing.length, duplicates: path.fake.duplicates(), accepted: path.fake.accepted() };
+    expect(run.state, JSON.stringify(seen)).toBe('SENT');
+    // Exactly once at the fake: every token, none twice.
+    expect(path.fake.duplicates(), JSON.stringify(seen)).toBe(0);
+    expect(missing, JSON.stringify(seen)).toEqual([]);
+    expect(path.fake.accepted()).toBe(audience);
+    // Every push ended sent but the wave in flight at the kill: unconfirmed, and never sent again.
+    expect(statuses, JSON.stringify(seen)).toEqual({ sent: audience - waveSize, unconfirmed: waveSize });
+    expect((await getMessage(account, message.id)).send).toMatchObject({ state: 'SENT', audience, sent: statuses.sent, failed: statuses.unconfirmed, unregistered: 0 });
+  });
+});
