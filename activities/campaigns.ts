@@ -7,9 +7,8 @@ import { sendCampaignShard } from '../src/domain/campaigns/send-campaign-shard.t
 import { countTestPushes } from '../src/domain/campaigns/test-push-counts.ts';
 import type { DeliverOutcome } from '../src/domain/sends/deliver-pushes.ts';
 import { deliverPushes } from '../src/domain/sends/deliver-pushes.ts';
-import type { DeviceRange } from '../src/domain/sends/send-scope.ts';
-import { Notification } from '../src/persistence/entities/notification.ts';
-import { pushNotificationOf } from '../src/outbound/push/push-provider.ts';
+import { loadPushContent } from '../src/domain/sends/push-content.ts';
+import { wholeRange, type DeviceRange } from '../src/domain/sends/send-scope.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withDomainFailures } from './domain-failures.ts';
 
@@ -51,12 +50,11 @@ export function createCampaignActivities({ orm, temporal, delivery, push }: Acti
     },
     async sendTestPushes(input: { notificationId: string; sendIds: string[] }) {
       const { deps, resumeAfter } = engineDeps({ orm, push });
-      const notification = await deps.em.findOneOrFail(Notification, { id: input.notificationId });
       const outcome = await deliverPushes(deps, {
         scope: { kind: 'test', sendIds: input.sendIds },
-        range: { after: null, upTo: null },
+        range: wholeRange,
         resumeAfter,
-        notification: pushNotificationOf(notification),
+        notification: await loadPushContent(deps.em, input.notificationId),
         data: { test: 'true' },
       });
       if (outcome.kind === 'retry') throwRetry(outcome);

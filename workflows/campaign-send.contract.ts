@@ -29,6 +29,10 @@ export interface CampaignCounts {
   sent: number;
   failed: number;
   unregistered: number;
+  /** Devices that unsubscribed or were deleted between the snapshot and their turn. */
+  skipped: number;
+  /** Pushes still waiting when the send was cancelled. */
+  cancelled: number;
   clicked: number;
 }
 

@@ -59,6 +59,8 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     sent: 0,
     failed: 0,
     unregistered: 0,
+    skipped: 0,
+    cancelled: 0,
     clicked: 0,
     ctr: null,
     startedAt: null,

@@ -31,6 +31,16 @@ export const responseBodyLimit = 4096;
 /** Why a request did not get an HTTP answer. The message goes into the delivery log. */
 export class OutboundRequestError extends Error {
   override name = 'OutboundRequestError';
+  /**
+   * The whole request had been handed to the network when it failed (a timeout, an abort, a reset while waiting for
+   * the answer): the receiver may have it. False when it failed before (refused, unresolvable, blocked, TLS).
+   */
+  readonly sent: boolean;
+
+  constructor(message: string, options: { sent?: boolean } = {}) {
+    super(message);
+    this.sent = options.sent ?? false;
+  }
 }
 
 /**
@@ -89,7 +99,7 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
               : error.code === 'ERR_BLOCKED_ADDRESS'
                 ? error.message
                 : `${error.code ?? error.name}: ${error.message}`;
-          reject(new OutboundRequestError(reason));
+          reject(new OutboundRequestError(reason, { sent: req.writableFinished }));
         });
         req.end(body);
       });

@@ -214,8 +214,8 @@ describe('campaign sends to FCM: cancel mid-send', () => {
     expect(path.fake.received() - receivedAtCancel).toBeLessThanOrEqual(waveSize);
     const accepted = path.fake.accepted();
     expect(accepted).toBeLessThan(audience - waveSize);
-    // What the fake accepted is what is recorded sent; the rest was never claimed.
-    expect(await pushStatusCounts(message.id)).toEqual({ sent: accepted, pending: audience - accepted });
-    expect((await getMessage(account, message.id)).send).toMatchObject({ state: 'CANCELLED', audience, sent: accepted, failed: 0 });
+    // What the fake accepted is what is recorded sent; the rest was never claimed, and is marked cancelled.
+    expect(await pushStatusCounts(message.id)).toEqual({ sent: accepted, cancelled: audience - accepted });
+    expect((await getMessage(account, message.id)).send).toMatchObject({ state: 'CANCELLED', audience, sent: accepted, failed: 0, cancelled: audience - accepted });
   });
 });

@@ -184,7 +184,7 @@ describe('the FCM push provider against local fakes of the token endpoint and FC
     expect(JSON.stringify(results)).not.toContain('PRIVATE KEY');
   });
 
-  it('returns retry for what FCM never answered: a closed port, or a batch aborted mid-flight', async () => {
+  it('returns retry for what never reached FCM (a closed port, a message not yet sent when the batch was aborted), unconfirmed for one aborted in flight', async () => {
     const fakes = await startFakes();
     const closed = await startReceiver();
     await closed.close();
@@ -200,7 +200,7 @@ describe('the FCM push provider against local fakes of the token endpoint and FC
     expect(fakes.sendRequests().at(-1)?.body).toContain('token-slow');
     controller.abort();
     expect(await sending).toEqual([
-      { sendId: 'send-token-slow', outcome: 'retry', error: expect.stringMatching(/^FCM request failed: aborted/) },
+      { sendId: 'send-token-slow', outcome: 'unconfirmed', error: expect.stringMatching(/^FCM request failed after it was sent, so it is not sent again: aborted/) },
       { sendId: 'send-token-ok', outcome: 'retry', error: 'not sent: the batch was aborted' },
     ]);
     expect(fakes.sendRequests().filter((request) => request.body.includes('"token-ok"'))).toEqual([]);

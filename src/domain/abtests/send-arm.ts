@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AbTest } from '../../persistence/entities/ab-test.ts';
 import type { AbTestArm } from '../../persistence/entities/ab-test-member.ts';
-import { Notification } from '../../persistence/entities/notification.ts';
-import { pushNotificationOf } from '../../outbound/push/push-provider.ts';
 import { DomainError } from '../errors.ts';
 import { deliverPushes, type DeliverDeps, type DeliverOutcome } from '../sends/deliver-pushes.ts';
+import { loadPushContent } from '../sends/push-content.ts';
 import { wholeRange } from '../sends/send-scope.ts';
 
 /** Which message an arm gets: A's, B's, or the winner's for the remainder. */
@@ -25,7 +24,7 @@ export async function sendArm(deps: DeliverDeps, input: { testId: string; arm: A
   const { em } = deps;
   const test = await em.findOneOrFail(AbTest, { id: input.testId });
   const notificationId = messageOf(test, input.arm);
-  const notification = pushNotificationOf(await em.findOneOrFail(Notification, { id: notificationId }));
+  const notification = await loadPushContent(em, notificationId);
   await writeArmRows(em, test, input.arm, notificationId);
   const outcome = await deliverPushes(deps, {
     scope: { kind: 'abtest', testId: test.id, arm: input.arm },

@@ -16,6 +16,8 @@ export interface CampaignView {
   sent: number;
   failed: number;
   unregistered: number;
+  skipped: number;
+  cancelled: number;
   clicked: number;
   /** clicked / sent, when anything was sent. */
   ctr: number | null;
@@ -33,7 +35,7 @@ export async function viewCampaign(em: EntityManager, notification: Notification
       ? 'WAITING_FOR_RECORDING'
       : campaign.state;
   // Before the snapshot there is nothing to count.
-  const counts = campaign?.startedAt ? await countCampaign(em, notification.id) : { audience: null, sent: 0, failed: 0, unregistered: 0, clicked: 0 };
+  const counts = campaign?.startedAt ? await countCampaign(em, notification.id) : { audience: null, sent: 0, failed: 0, unregistered: 0, skipped: 0, cancelled: 0, clicked: 0 };
   return {
     state,
     playTime: campaign?.playTime ?? null,

@@ -24,6 +24,13 @@ export async function finishCampaignSend(
   );
   const campaign = await deps.em.fork().findOneOrFail(Campaign, { notificationId: input.notificationId });
   const state = campaign.state as CampaignEnd;
+  if (state === 'CANCELLED' || state === 'FAILED') {
+    // Nothing claims them any more (each wave checks the campaign is SENDING): they will never be sent.
+    await deps.em.getConnection().execute(
+      `update push_sends set status = 'cancelled', error = ? where notification_id = ? and source = 'campaign' and status = 'pending'`,
+      [state === 'CANCELLED' ? 'not sent: the send was cancelled' : 'not sent: the send failed', input.notificationId],
+    );
+  }
   const counts = await countCampaign(deps.em, input.notificationId);
   const type = eventOf[state];
   if (type) {

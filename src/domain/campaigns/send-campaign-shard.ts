@@ -1,6 +1,5 @@
-import { Notification } from '../../persistence/entities/notification.ts';
-import { pushNotificationOf } from '../../outbound/push/push-provider.ts';
 import { deliverPushes, type DeliverDeps, type DeliverOutcome } from '../sends/deliver-pushes.ts';
+import { loadPushContent } from '../sends/push-content.ts';
 import type { DeviceRange } from '../sends/send-scope.ts';
 
 /**
@@ -11,12 +10,11 @@ export async function sendCampaignShard(
   deps: DeliverDeps,
   input: { notificationId: string; range: DeviceRange; resumeAfter?: string | undefined },
 ): Promise<DeliverOutcome> {
-  const notification = await deps.em.findOneOrFail(Notification, { id: input.notificationId });
   return deliverPushes(deps, {
     scope: { kind: 'campaign', notificationId: input.notificationId },
     range: input.range,
     resumeAfter: input.resumeAfter,
-    notification: pushNotificationOf(notification),
+    notification: await loadPushContent(deps.em, input.notificationId),
     data: {},
   });
 }

@@ -6,7 +6,7 @@ import { marks } from '../sends/send-scope.ts';
 export async function countTestPushes(em: EntityManager, sendIds: string[]): Promise<PushTestResult> {
   const [row] = await em.getConnection().execute<Array<Record<keyof PushTestResult, string>>>(
     `select count(*) filter (where status = 'sent') as sent,
-            count(*) filter (where status in ('failed', 'unconfirmed', 'skipped')) as failed,
+            count(*) filter (where status in ('failed', 'unconfirmed')) as failed,
             count(*) filter (where status = 'unregistered') as unregistered
        from push_sends where id in (${marks(sendIds.length)})`,
     sendIds,

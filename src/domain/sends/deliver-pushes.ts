@@ -57,7 +57,9 @@ export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Pro
     deps.signal?.throwIfAborted();
     await deps.push.pace?.(deps.push.waveSize, deps.signal);
     const wave = rangeCondition({ after, upTo: input.range.upTo });
-    const claimed = await connection.execute<ClaimedRow[]>(
+    // Its own transaction, committed before anything is sent: a worker that dies while claiming leaves nothing
+    // claimed, and once the commit is acknowledged the wave's requests leave at once.
+    const claimed = await deps.em.transactional((tx) => tx.execute<ClaimedRow[]>(
       `with wave as (
          select s.id from push_sends s
           where ${scope.sql} and ${wave.sql} and s.status = 'pending'
@@ -67,7 +69,7 @@ export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Pro
         where s.id = wave.id and d.id = s.device_id
        returning s.id as send_id, s.device_id, d.token, d.platform, (d.subscribed and d.deleted_at is null) as reachable`,
       [...scope.params, ...wave.params, deps.push.waveSize],
-    );
+    ));
     if (claimed.length === 0) return { kind: 'done' };
     const reachable = claimed.filter((row) => row.reachable && row.token !== null);
     const results = reachable.length

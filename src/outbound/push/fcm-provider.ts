@@ -4,7 +4,7 @@ import { JWT } from 'google-auth-library';
 import type { Logger } from '../../logger.ts';
 import type { PushPace } from '../../persistence/push-pace.ts';
 import { parseAllowCidrs } from '../../security/ip-policy.ts';
-import { createOutboundHttpClient } from '../http-client.ts';
+import { createOutboundHttpClient, OutboundRequestError } from '../http-client.ts';
 import { buildFcmMessage, classifyFcmAnswer, fcmScope, fcmSendUrl } from './fcm-message.ts';
 import type { PushMessage, PushOutcome, PushProvider, PushResult } from './push-provider.ts';
 import { googleTokenUri, readServiceAccount } from './service-account.ts';
@@ -78,6 +78,10 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
       return classifyFcmAnswer(answer, Date.now());
     } catch (error) {
       // OutboundRequestError says why (timed out, refused, aborted); nothing here may cost the batch its results.
+      // A request that had left may have reached FCM, which cannot dedupe: it is never sent again (docs/adr/0055).
+      if (error instanceof OutboundRequestError && error.sent) {
+        return { outcome: 'unconfirmed', error: `FCM request failed after it was sent, so it is not sent again: ${error.message}` };
+      }
       return { outcome: 'retry', error: `FCM request failed: ${(error as Error).message}` };
     }
   }
@@ -124,9 +128,9 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
 
 /** One line per batch: the counts, and the first problem (FCM's words; never a token or a key). */
 function logBatch(logger: Logger, results: PushResult[]): void {
-  const counts: Record<PushOutcome, number> = { sent: 0, unregistered: 0, failed: 0, retry: 0 };
+  const counts: Record<PushOutcome, number> = { sent: 0, unregistered: 0, failed: 0, unconfirmed: 0, retry: 0 };
   for (const result of results) counts[result.outcome] += 1;
-  const problem = results.find((result) => result.outcome === 'failed' || result.outcome === 'retry')?.error;
+  const problem = results.find((result) => result.outcome === 'failed' || result.outcome === 'unconfirmed' || result.outcome === 'retry')?.error;
   if (problem) logger.warn({ provider: 'fcm', ...counts, firstProblem: problem }, 'push batch sent with problems');
   else logger.debug({ provider: 'fcm', ...counts }, 'push batch sent');
 }

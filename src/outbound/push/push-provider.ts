@@ -47,10 +47,12 @@ export interface PushMessage {
  * - `sent`: the provider accepted it (`providerMessageId` when the provider names it);
  * - `unregistered`: the token is no longer valid; the caller unsubscribes the device;
  * - `failed`: final, retrying will not help (`error` says why; a configuration problem says so);
- * - `retry`: transient (rate limit, provider down, network, the batch was aborted); `retryAfterMs` is the
- *   provider's Retry-After when it gave one.
+ * - `unconfirmed`: the request left but no answer came (a timeout, an abort mid-flight): the provider may have it,
+ *   so it is never sent again;
+ * - `retry`: transient and certainly not delivered (rate limit, provider down, refused connection, aborted before
+ *   it left); `retryAfterMs` is the provider's Retry-After when it gave one.
  */
-export type PushOutcome = 'sent' | 'unregistered' | 'failed' | 'retry';
+export type PushOutcome = 'sent' | 'unregistered' | 'failed' | 'unconfirmed' | 'retry';
 
 export interface PushResult {
   sendId: string;

@@ -6,10 +6,12 @@ import { abTestArms } from './ab-test-member.ts';
  * - `sending`: claimed by a send attempt and in flight at the provider;
  * - `sent`, `failed`, `unregistered`: the provider's answer (`unregistered` unsubscribes the device);
  * - `skipped`: the device unsubscribed or was deleted between the snapshot and its turn;
- * - `unconfirmed`: in flight when its send attempt died (a worker crash): the provider may or may not have it, and it
- *   is never sent again, so no device gets a push twice (docs/adr/0055).
+ * - `unconfirmed`: in flight when its send attempt died (a worker crash) or when its request failed after it left (a
+ *   timeout): the provider may or may not have it, and it is never sent again, so no device gets a push twice
+ *   (docs/adr/0055);
+ * - `cancelled`: still `pending` when its campaign send was cancelled (or failed).
  */
-export const pushSendStatuses = ['pending', 'sending', 'sent', 'failed', 'unregistered', 'skipped', 'unconfirmed'] as const;
+export const pushSendStatuses = ['pending', 'sending', 'sent', 'failed', 'unregistered', 'skipped', 'unconfirmed', 'cancelled'] as const;
 export type PushSendStatus = (typeof pushSendStatuses)[number];
 
 /** What sent a push: an A/B test's arm, a message's campaign send, or a test send to chosen devices. */

@@ -28,7 +28,7 @@ export class Migration20261126050000_campaign_sends extends Migration {
     this.addSql(`create unique index "push_sends_campaign_device_unique" on "push_sends" ("notification_id", "device_id") where "source" = 'campaign';`);
     this.addSql(`create index "push_sends_notification_created_index" on "push_sends" ("notification_id", "created_at", "id");`);
     this.addSql(`alter table "push_sends" add constraint "push_sends_source_check" check ("source" in ('abtest', 'campaign', 'test'));`);
-    this.addSql(`alter table "push_sends" add constraint "push_sends_status_check" check ("status" in ('pending', 'sending', 'sent', 'failed', 'unregistered', 'skipped', 'unconfirmed'));`);
+    this.addSql(`alter table "push_sends" add constraint "push_sends_status_check" check ("status" in ('pending', 'sending', 'sent', 'failed', 'unregistered', 'skipped', 'unconfirmed', 'cancelled'));`);
 
     this.addSql(`alter table "campaigns" add constraint "campaigns_account_id_foreign" foreign key ("account_id") references "accounts" ("id");`);
     this.addSql(`alter table "campaigns" add constraint "campaigns_app_id_foreign" foreign key ("app_id") references "apps" ("id");`);
