@@ -61,13 +61,19 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
         if (reason) return Promise.reject(new OutboundRequestError(`blocked address: ${reason}`));
       }
       return new Promise<OutboundResponse>((resolve, reject) => {
+        // One timer and one abort listener per request, both released when it settles: AbortSignal.timeout and
+        // AbortSignal.any would keep every request's signals alive for the whole timeout, thousands a second.
+        let timedOut = false;
+        const settle = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        };
         const req = request(
           target,
           {
             method: 'POST',
             agent,
             headers: { 'user-agent': 'richpush-webhooks/1', ...headers, 'content-length': Buffer.byteLength(body) },
-            signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
           },
           (res) => {
             const chunks: Buffer[] = [];
@@ -79,22 +85,32 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
               }
               if (kept >= responseBodyLimit) res.destroy();
             });
-            const finish = () =>
+            const finish = () => {
+              settle();
               resolve({
                 status: res.statusCode ?? 0,
                 retryAfter: res.headers['retry-after'],
                 // Postgres text cannot hold U+0000; a receiver's stray NUL must not break the delivery log.
                 body: Buffer.concat(chunks).subarray(0, responseBodyLimit).toString('utf8').replaceAll('\u0000', '\uFFFD'),
               });
+            };
             res.once('end', finish);
             res.once('close', finish);
             res.once('error', finish);
           },
         );
+        const onAbort = () => req.destroy(new Error('aborted'));
+        const timer = setTimeout(() => {
+          timedOut = true;
+          req.destroy(new Error('timed out'));
+        }, timeoutMs);
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener('abort', onAbort, { once: true });
         req.once('error', (error: NodeJS.ErrnoException) => {
+          settle();
           const reason = signal?.aborted
             ? 'aborted: the attempt was cancelled (worker shutting down or run cancelled)'
-            : error.name === 'AbortError' || error.name === 'TimeoutError'
+            : timedOut
               ? `timed out after ${timeoutMs} ms`
               : error.code === 'ERR_BLOCKED_ADDRESS'
                 ? error.message
