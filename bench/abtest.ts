@@ -101,8 +101,8 @@ runBench(progress, async (context) => {
   for (let offset = 0; offset < members.length; offset += 500) {
     const page = members.slice(offset, offset + 500);
     await sql.query(
-      `insert into push_sends_baseline (id, account_id, ab_test_id, device_id, arm, notification_id, status, sent_at, created_at)
-       select gen_random_uuid(), $1, $2, m.device_id, m.arm, case m.arm when 'A' then $3::uuid else $4::uuid end, 'sent', now(), now()
+      `insert into push_sends_baseline (id, account_id, source, ab_test_id, device_id, arm, notification_id, status, sent_at, created_at)
+       select gen_random_uuid(), $1, 'abtest', $2, m.device_id, m.arm, case m.arm when 'A' then $3::uuid else $4::uuid end, 'sent', now(), now()
          from unnest($5::uuid[], $6::text[]) as m(device_id, arm)`,
       [account.id, test.id, messageA.id, messageB.id, page.map((row) => row.device_id), page.map((row) => row.arm)],
     );
@@ -118,7 +118,7 @@ runBench(progress, async (context) => {
   for (const line of await machineLines(sql, loadAtStart)) out(line);
   out(`  load average at end (1/5/15 min)      ${loadavg().map((value) => fmt(value, 2)).join(' / ')}`);
   out();
-  out('Service (playTime → audience snapshot → arms A and B sent, 500 devices a page, one activity per arm)');
+  out('Service (playTime → audience snapshot → arms A and B sent through the send engine, waves of the provider size, one activity per arm)');
   out(`  A/B sends recorded                    ${sends}`);
   out(`  playTime → run started (snapshot)     ${fmt(times!.started.getTime() - playTime.getTime(), 0)} ms`);
   out(`  playTime → all A/B sends recorded     ${fmt(playTimeToSentMs, 0)} ms`);
@@ -133,7 +133,7 @@ runBench(progress, async (context) => {
   out(`  runs/s                                ${fmt(floor.perSecond, 1)}`);
   out();
   out(`Ratio (service sends/s ÷ baseline rows/s)  ${fmt(servicePerSecond / baselinePerSecond, 3)}`);
-  out(`Ratio (service sends/s ÷ floor runs/s)     ${fmt(servicePerSecond / floor.perSecond, 1)}  (a send is not a run: the arms go out 500 devices per activity)`);
+  out(`Ratio (service sends/s ÷ floor runs/s)     ${fmt(servicePerSecond / floor.perSecond, 1)}  (a send is not a run: an arm goes out in one activity)`);
   out(
     JSON.stringify({
       bench: 'abtest',
