@@ -6,6 +6,7 @@ import { query } from '../support/db.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
 import { temporalClient } from '../support/temporal.ts';
+import { newEndpoint } from '../support/webhooks.ts';
 import { until } from '../support/wait.ts';
 
 // Campaign sends through the API, on the suite's worker (the log provider: every push counts as sent). The sends to a
@@ -36,6 +37,7 @@ describe('campaign sends', () => {
     const account = await newAccount();
     const { segment, ids } = await newAudience(account, 20);
     const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+    const endpoint = await newEndpoint(account, ['message.sending', 'message.sent']);
     const playTime = Date.now() + 3000;
 
     const scheduled = ok(await scheduleSend(account, message.id, { playTime }));
@@ -58,6 +60,19 @@ describe('campaign sends', () => {
     expectError(await cancelSend(account, message.id), 409, 'invalid_state');
     const run = await runOf(`send:${message.id}`).describe();
     expect(run.status.name).toBe('COMPLETED');
+
+    // Signed outbound events, as for every other event type: the send started, then ended.
+    const received = (await endpoint.receiver.waitForRequests(2)).map((request) => JSON.parse(request.body));
+    expect(received.map((event) => event.type).sort()).toEqual(['message.sending', 'message.sent']);
+    expect(received.find((event) => event.type === 'message.sent').data.result).toEqual({
+      notificationId: message.id,
+      appId: account.appId,
+      audience: 20,
+      sent: 20,
+      failed: 0,
+      unregistered: 0,
+    });
+    await endpoint.receiver.close();
   });
 
   it('never sends a message that is not scheduled, whatever its filterId and playTime', async () => {
@@ -92,6 +107,7 @@ describe('campaign sends', () => {
     const account = await newAccount();
     const { segment } = await newAudience(account, 3);
     const { message, accept } = await messageAwaitingAcceptance(account, { filterId: segment.id, expiry: 1 });
+    const endpoint = await newEndpoint(account, ['message.expired']);
 
     ok(await scheduleSend(account, message.id, { playTime: Date.now() - 58_000 }));
     const expired = await waitForSend(account, message.id, (send) => send.state === 'EXPIRED');
@@ -99,6 +115,9 @@ describe('campaign sends', () => {
     await accept();
     expect((await getMessage(account, message.id)).send.state).toBe('EXPIRED');
     expect(await campaignRows(message.id)).toBe(0);
+    const [event] = (await endpoint.receiver.waitForRequests(1)).map((request) => JSON.parse(request.body));
+    expect(event).toMatchObject({ type: 'message.expired', data: { result: { notificationId: message.id, audience: 0, sent: 0 } } });
+    await endpoint.receiver.close();
   });
 
   it('moves a waiting send to another time and segment', { timeout: 60_000 }, async () => {
