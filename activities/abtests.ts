@@ -1,7 +1,7 @@
 import { sendArm } from '../src/domain/abtests/send-arm.ts';
 import { beginAbTest, completeAbTest, decideAbTest, endAbTest, readAbTestResults } from '../src/domain/abtests/run-ab-test.ts';
 import type { AbTestArm } from '../src/persistence/entities/ab-test-member.ts';
-import { engineDeps, throwRetry } from './campaigns.ts';
+import { engineDeps, throwRetry } from './send-engine.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withDomainFailures } from './domain-failures.ts';
 

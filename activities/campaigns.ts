@@ -1,30 +1,15 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
 import { beginCampaignSend } from '../src/domain/campaigns/begin-campaign-send.ts';
 import { countCampaign } from '../src/domain/campaigns/campaign-counts.ts';
 import { readCampaignMessage } from '../src/domain/campaigns/campaign-message.ts';
 import { finishCampaignSend, type CampaignEnd } from '../src/domain/campaigns/finish-campaign-send.ts';
 import { sendCampaignShard } from '../src/domain/campaigns/send-campaign-shard.ts';
 import { countTestPushes } from '../src/domain/campaigns/test-push-counts.ts';
-import type { DeliverOutcome } from '../src/domain/sends/deliver-pushes.ts';
 import { deliverPushes } from '../src/domain/sends/deliver-pushes.ts';
 import { loadPushContent } from '../src/domain/sends/push-content.ts';
 import { wholeRange, type DeviceRange } from '../src/domain/sends/send-scope.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withDomainFailures } from './domain-failures.ts';
-
-/** The engine's deps for the running activity: its heartbeat carries the last wave done, its cancellation stops the waves. */
-export function engineDeps({ orm, push }: Pick<ActivityDeps, 'orm' | 'push'>) {
-  const context = Context.current();
-  return {
-    deps: { em: orm.em.fork(), push, progress: (last: string) => context.heartbeat(last), signal: context.cancellationSignal },
-    resumeAfter: context.info.heartbeatDetails as string | undefined,
-  };
-}
-
-/** A send the provider asked to retry: the activity fails retryably, after the provider's Retry-After when it gave one. */
-export function throwRetry(outcome: Extract<DeliverOutcome, { kind: 'retry' }>): never {
-  throw ApplicationFailure.create({ type: 'PushRetry', message: outcome.reason, ...(outcome.afterMs ? { nextRetryDelay: outcome.afterMs } : {}) });
-}
+import { engineDeps, throwRetry } from './send-engine.ts';
 
 /** A campaign send run's I/O (workflows/campaign-send.ts) and a test send's (workflows/push-test.ts). */
 export function createCampaignActivities({ orm, temporal, delivery, push }: ActivityDeps) {
