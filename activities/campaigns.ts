@@ -1,7 +1,8 @@
 import { beginCampaignSend } from '../src/domain/campaigns/begin-campaign-send.ts';
 import { countCampaign } from '../src/domain/campaigns/campaign-counts.ts';
 import { readCampaignMessage } from '../src/domain/campaigns/campaign-message.ts';
-import { finishCampaignSend, type CampaignEnd } from '../src/domain/campaigns/finish-campaign-send.ts';
+import { finishCampaignSend } from '../src/domain/campaigns/finish-campaign-send.ts';
+import type { CampaignEndState } from '../workflows/campaign-send.contract.ts';
 import { sendCampaignShard } from '../src/domain/campaigns/send-campaign-shard.ts';
 import { countTestPushes } from '../src/domain/campaigns/test-push-counts.ts';
 import { deliverPushes } from '../src/domain/sends/deliver-pushes.ts';
@@ -30,7 +31,7 @@ export function createCampaignActivities({ orm, temporal, delivery, push }: Acti
     readCampaignCounts(input: { notificationId: string }) {
       return countCampaign(orm.em.fork(), input.notificationId);
     },
-    finishCampaignSend(input: { notificationId: string; state: CampaignEnd; reason: string | null }) {
+    finishCampaignSend(input: { notificationId: string; state: CampaignEndState; reason: string | null }) {
       return finishCampaignSend(publishDeps(), input);
     },
     async sendTestPushes(input: { notificationId: string; sendIds: string[] }) {

@@ -11,6 +11,8 @@ export const campaignSendWorkflowType = 'campaignSend';
 
 export const campaignRunStates = ['WAITING_FOR_RECORDING', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED', 'EXPIRED', 'FAILED'] as const;
 export type CampaignRunStateName = (typeof campaignRunStates)[number];
+/** The states a send ends in. */
+export type CampaignEndState = Extract<CampaignRunStateName, 'SENT' | 'CANCELLED' | 'EXPIRED' | 'FAILED'>;
 
 export interface CampaignSendInput {
   version: 1;
@@ -35,6 +37,9 @@ export interface CampaignCounts {
   cancelled: number;
   clicked: number;
 }
+
+/** Click-through rate: clicked / sent, when anything was sent. */
+export const ctrOf = (counts: Pick<CampaignCounts, 'sent' | 'clicked'>): number | null => (counts.sent > 0 ? counts.clicked / counts.sent : null);
 
 /** What GET /notification/get shows as `send` (counts as of the run's last read), and the shards done. */
 export interface CampaignRunState extends CampaignCounts {

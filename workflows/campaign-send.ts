@@ -17,10 +17,12 @@ import { SendState } from '../src/sandbox-safe/search-attributes.ts';
 import {
   cancelCampaignSend,
   campaignSendState,
+  ctrOf,
   messageReady,
   scheduleCampaignSend,
   type CampaignCounts,
   type CampaignRunState,
+  type CampaignEndState,
   type CampaignRunStateName,
   type CampaignSendInput,
   type ScheduleCampaign,
@@ -85,7 +87,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
       ].join('\n'),
     );
   };
-  const counted = (counts: CampaignCounts) => Object.assign(run, counts, { ctr: counts.sent > 0 ? counts.clicked / counts.sent : null });
+  const counted = (counts: CampaignCounts) => Object.assign(run, counts, { ctr: ctrOf(counts) });
 
   setHandler(campaignSendState, () => run);
   setHandler(
@@ -149,7 +151,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     }
   }
 
-  async function send(): Promise<CampaignRunStateName> {
+  async function send(): Promise<CampaignEndState> {
     show('SENDING', 'taking the segment’s snapshot');
     const begun = await beginCampaignSend({ notificationId, filterId: run.filterId!, playTime: run.playTime! });
     if (begun.outcome !== 'started') return begun.outcome === 'failed' ? fail(begun.reason) : begun.state;
@@ -190,12 +192,12 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     return 'SENT';
   }
 
-  const fail = (reason: string): CampaignRunStateName => {
+  const fail = (reason: string): CampaignEndState => {
     run.reason = reason;
     return 'FAILED';
   };
 
-  let outcome: CampaignRunStateName;
+  let outcome: CampaignEndState;
   const waited = await untilSendTime();
   if (waited === 'send') {
     try {
@@ -211,7 +213,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
   }
   if (cancelled) outcome = 'CANCELLED';
   const finished = await CancellationScope.nonCancellable(() =>
-    finishCampaignSend({ notificationId, state: outcome === 'SENT' || outcome === 'EXPIRED' || outcome === 'FAILED' || outcome === 'CANCELLED' ? outcome : 'FAILED', reason: run.reason }),
+    finishCampaignSend({ notificationId, state: outcome, reason: run.reason }),
   );
   counted(finished.counts);
   Object.assign(run, { finishedAt: new Date(finished.finishedAt).toISOString(), reason: finished.reason });
@@ -221,7 +223,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
   return run;
 }
 
-function describeEnd(state: CampaignRunStateName, run: CampaignRunState): string {
+function describeEnd(state: CampaignEndState, run: CampaignRunState): string {
   switch (state) {
     case 'SENT':
       return `sent to ${run.sent} of ${run.audience ?? 0} devices`;

@@ -14,7 +14,7 @@ const ticksPerSecond = (() => {
   return Number.isFinite(value) && value > 0 ? value : 100;
 })();
 
-interface ProcStat {
+export interface ProcStat {
   pid: number;
   ppid: number;
   name: string;
@@ -35,15 +35,21 @@ function readStat(pid: string): ProcStat | undefined {
   }
 }
 
-/** Undefined where /proc is not there to read. */
-export function cpuSnapshot(): CpuSnapshot | undefined {
+/** Every process's CPU seconds so far (with its reaped children's); undefined where /proc is not there to read. */
+export function readProcStats(): ProcStat[] | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   } catch {
     return undefined;
   }
-  const stats = entries.map(readStat).filter((stat): stat is ProcStat => stat !== undefined);
+  return entries.map(readStat).filter((stat): stat is ProcStat => stat !== undefined);
+}
+
+/** Undefined where /proc is not there to read. */
+export function cpuSnapshot(): CpuSnapshot | undefined {
+  const stats = readProcStats();
+  if (!stats) return undefined;
   const children = new Map<number, ProcStat[]>();
   for (const stat of stats) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), stat]);
   const snapshot: CpuSnapshot = new Map();

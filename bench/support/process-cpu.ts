@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { readProcStats, type ProcStat } from './cpu.ts';
 
 /**
  * CPU seconds (user + system, with reaped children) of chosen processes, by a name the bench gives them, read from
@@ -9,30 +9,6 @@ import { spawnSync } from 'node:child_process';
  * machine (another user's backends, the checkpointer, the WAL writer) is counted apart, and can include others' work.
  */
 export type CpuReading = Map<number, { name: string; seconds: number }>;
-
-const ticksPerSecond = (() => {
-  const value = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim());
-  return Number.isFinite(value) && value > 0 ? value : 100;
-})();
-
-interface Stat {
-  pid: number;
-  ppid: number;
-  name: string;
-  seconds: number;
-}
-
-function stat(pid: string): Stat | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const close = text.lastIndexOf(')');
-    const fields = text.slice(close + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    return { pid: Number(pid), ppid: Number(fields[1]), name: text.slice(text.indexOf('(') + 1, close), seconds: ticks / ticksPerSecond };
-  } catch {
-    return undefined;
-  }
-}
 
 function cmdline(pid: number): string {
   try {
@@ -48,17 +24,12 @@ function cmdline(pid: number): string {
  * server); PostgreSQL as `PostgreSQL (this database)` and `PostgreSQL (rest of the server)`.
  */
 export function readCpu(named: ReadonlyMap<number, string>, database: string): CpuReading | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return undefined;
-  }
-  const stats = entries.map(stat).filter((value): value is Stat => value !== undefined);
+  const stats = readProcStats();
+  if (!stats) return undefined;
   const byPid = new Map(stats.map((value) => [value.pid, value]));
   const reading: CpuReading = new Map();
-  const ownerOf = (value: Stat): string | undefined => {
-    for (let at: Stat | undefined = value; at; at = byPid.get(at.ppid)) {
+  const ownerOf = (value: ProcStat): string | undefined => {
+    for (let at: ProcStat | undefined = value; at; at = byPid.get(at.ppid)) {
       const name = named.get(at.pid);
       if (name) return name;
       if (at.pid === process.pid) return at === value ? 'bench process' : value.name === 'temporal' ? 'Temporal dev server' : value.name;
@@ -68,10 +39,10 @@ export function readCpu(named: ReadonlyMap<number, string>, database: string): C
   };
   for (const value of stats) {
     const owner = ownerOf(value);
-    if (owner) reading.set(value.pid, { name: owner, seconds: value.seconds });
+    if (owner) reading.set(value.pid, { name: owner, seconds: value.cpuSeconds });
     else if (value.name.startsWith('postgres')) {
       const name = cmdline(value.pid).includes(` ${database} `) ? 'PostgreSQL (this database)' : 'PostgreSQL (rest of the server)';
-      reading.set(value.pid, { name, seconds: value.seconds });
+      reading.set(value.pid, { name, seconds: value.cpuSeconds });
     }
   }
   return reading;

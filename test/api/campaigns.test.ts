@@ -151,7 +151,7 @@ describe('campaign sends', () => {
 
   it('test-sends to chosen devices now, READY or not, without counting them in the send', { timeout: 60_000 }, async () => {
     const account = await newAccount();
-    const { segment, ids } = await newAudience(account, 3);
+    const { ids } = await newAudience(account, 3);
     const notificationId = await newMessage(account);
     const [first, second] = [...ids.values()];
 
@@ -162,7 +162,6 @@ describe('campaign sends', () => {
     expect(pushes.map((push) => push.sendId).sort()).toEqual(tested.sends.map((send: any) => send.sendId).sort());
     expect(pushes.every((push) => push.source === 'test')).toBe(true);
     expect((await getMessage(account, notificationId)).send).toMatchObject({ state: 'UNSCHEDULED', sent: 0 });
-    expect(segment.id).toBeTruthy();
   });
 
   it('refuses what it cannot send, with a clear error', async () => {

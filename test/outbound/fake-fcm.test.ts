@@ -13,7 +13,7 @@ import { AcceptTally } from '../../src/dev/fake-fcm-tally.ts';
 import { quotaExceeded, startFakeFcm, unavailable, unregistered, type FakeFcm, type FakeFcmOptions, type FakeFcmStats } from '../../src/dev/fake-fcm.ts';
 import { createFcmPushProvider } from '../../src/outbound/push/fcm-provider.ts';
 import type { PushMessage, PushProvider } from '../../src/outbound/push/push-provider.ts';
-import { writeServiceAccount } from '../support/fcm.ts';
+import { pushTo, writeServiceAccount } from '../support/fcm.ts';
 import { until } from '../support/wait.ts';
 
 // The fake FCM is what other black-box tests and the campaign benchmark trust to say what was delivered, so it is
@@ -46,12 +46,7 @@ function provider(baseUrl: string, serviceAccountFile: string, concurrency = 4):
   return created;
 }
 
-const message = (token: string, sendId = `send-${token}`): PushMessage => ({
-  sendId,
-  token,
-  platform: 'android',
-  notification: { notificationId: 'n-1', title: 'Hello', text: 'Tap to listen', action: 'Open', type: 'PUSH', priority: 'NORMAL', expiry: 60 },
-});
+const message = (token: string, sendId?: string): PushMessage => pushTo(token, sendId ? { sendId } : {});
 
 interface RawAnswer {
   status: number;

@@ -7,7 +7,7 @@ import type { PushMessage, PushProvider } from '../../src/outbound/push/push-pro
 import { googleTokenUri } from '../../src/outbound/push/service-account.ts';
 import { originOf } from '../support/providers.ts';
 import { startReceiver, type ReceivedRequest, type Reply, type TestReceiver } from '../support/receiver.ts';
-import { fcmErrorBody, writeServiceAccount, type TestServiceAccount } from '../support/fcm.ts';
+import { fcmErrorBody, pushTo, writeServiceAccount, type TestServiceAccount } from '../support/fcm.ts';
 
 // The FCM provider against local HTTPS fakes of Google's token endpoint and FCM's send endpoint, both serving the
 // run's test certificate. The service account is a throwaway key whose token_uri names the fake token endpoint.
@@ -77,13 +77,7 @@ function provider(fakes: Fakes, options: Partial<FcmProviderOptions> = {}): Push
   return created;
 }
 
-const message = (token: string, sendId = `send-${token}`): PushMessage => ({
-  sendId,
-  token,
-  platform: 'android',
-  notification: { notificationId: 'n-1', title: 'Hello', text: 'Tap to listen', action: 'Open', type: 'PUSH', priority: 'NORMAL', expiry: 1440 },
-  data: { abTestId: 'ab-1' },
-});
+const message = (token: string, sendId?: string): PushMessage => pushTo(token, { ...(sendId ? { sendId } : {}), data: { abTestId: 'ab-1' } });
 
 /** The claims of a JWT grant, once its RS256 signature checks out with the service account's public key. */
 function verifiedClaims(assertion: string, publicKey: string): Record<string, unknown> {

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PushMessage } from '../../src/outbound/push/push-provider.ts';
 
 export interface TestServiceAccount {
   /** The key file, as FCM_SERVICE_ACCOUNT_FILE names it. */
@@ -57,3 +58,12 @@ export const fcmErrorBody = (code: number, status: string, message: string, erro
   JSON.stringify({
     error: { code, message, status, details: errorCode ? [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode }] : [] },
   });
+
+/** A plain push to one token, as the send engine hands it to a provider; its send id names the token unless given. */
+export const pushTo = (token: string, { sendId = `send-${token}`, data }: { sendId?: string; data?: Record<string, string> } = {}): PushMessage => ({
+  sendId,
+  token,
+  platform: 'android',
+  notification: { notificationId: 'n-1', title: 'Hello', text: 'Tap to listen', action: 'Open', type: 'PUSH', priority: 'NORMAL', expiry: 1440 },
+  ...(data ? { data } : {}),
+});

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CampaignRunStateName } from '../../../workflows/campaign-send.contract.ts';
+import { ctrOf, type CampaignCounts, type CampaignRunStateName } from '../../../workflows/campaign-send.contract.ts';
 import { Campaign } from '../../persistence/entities/campaign.ts';
 import type { Notification } from '../../persistence/entities/notification.ts';
 import { countCampaign } from './campaign-counts.ts';
@@ -8,18 +8,10 @@ import { isSendable } from './campaign-message.ts';
 export type CampaignViewState = 'UNSCHEDULED' | CampaignRunStateName;
 
 /** The `send` of GET /notification/get: where the message's send is, and its pushes counted now. */
-export interface CampaignView {
+export interface CampaignView extends CampaignCounts {
   state: CampaignViewState;
   playTime: number | null;
   filterId: string | null;
-  audience: number | null;
-  sent: number;
-  failed: number;
-  unregistered: number;
-  skipped: number;
-  cancelled: number;
-  clicked: number;
-  /** clicked / sent, when anything was sent. */
   ctr: number | null;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -41,7 +33,7 @@ export async function viewCampaign(em: EntityManager, notification: Notification
     playTime: campaign?.playTime ?? null,
     filterId: campaign?.filterId || null,
     ...counts,
-    ctr: counts.sent > 0 ? counts.clicked / counts.sent : null,
+    ctr: ctrOf(counts),
     startedAt: campaign?.startedAt ?? null,
     finishedAt: campaign?.finishedAt ?? null,
     reason: campaign?.reason ?? null,

@@ -1,13 +1,12 @@
-import type { CampaignCounts } from '../../../workflows/campaign-send.contract.ts';
-import { Campaign, endedCampaignStates, type CampaignState } from '../../persistence/entities/campaign.ts';
+import type { CampaignCounts, CampaignEndState } from '../../../workflows/campaign-send.contract.ts';
+import { Campaign, endedCampaignStates } from '../../persistence/entities/campaign.ts';
 import { derivedId } from '../../security/ids.ts';
 import type { EventType } from '../events/event-types.ts';
 import { publishEvent, type PublishDeps } from '../events/publish-event.ts';
 import { countCampaign } from './campaign-counts.ts';
 
-export type CampaignEnd = Extract<CampaignState, 'SENT' | 'CANCELLED' | 'EXPIRED' | 'FAILED'>;
 
-const eventOf: Partial<Record<CampaignEnd, EventType>> = { SENT: 'message.sent', EXPIRED: 'message.expired' };
+const eventOf: Partial<Record<CampaignEndState, EventType>> = { SENT: 'message.sent', EXPIRED: 'message.expired' };
 
 /**
  * Ends the campaign in `state` unless it has ended already (a cancel through the API wins over a send that finished
@@ -15,15 +14,15 @@ const eventOf: Partial<Record<CampaignEnd, EventType>> = { SENT: 'message.sent',
  */
 export async function finishCampaignSend(
   deps: PublishDeps,
-  input: { notificationId: string; state: CampaignEnd; reason: string | null },
-): Promise<{ state: CampaignEnd; counts: CampaignCounts; finishedAt: number; reason: string | null }> {
+  input: { notificationId: string; state: CampaignEndState; reason: string | null },
+): Promise<{ state: CampaignEndState; counts: CampaignCounts; finishedAt: number; reason: string | null }> {
   await deps.em.nativeUpdate(
     Campaign,
     { notificationId: input.notificationId, state: { $nin: [...endedCampaignStates] } },
     { state: input.state, reason: input.reason, finishedAt: new Date() },
   );
   const campaign = await deps.em.fork().findOneOrFail(Campaign, { notificationId: input.notificationId });
-  const state = campaign.state as CampaignEnd;
+  const state = campaign.state as CampaignEndState;
   if (state === 'CANCELLED' || state === 'FAILED') {
     // Nothing claims them any more (each wave checks the campaign is SENDING): they will never be sent.
     await deps.em.getConnection().execute(
