@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { deliveryConfigDefaults } from '../../src/config.ts';
 import type { DeliverySettings } from '../../src/domain/deliveries/delivery-settings.ts';
-import { freePort } from '../../src/dev/embedded-postgres.ts';
+import { freePort } from '../../src/dev/free-port.ts';
 import { startEmbeddedTemporal } from '../../src/dev/embedded-temporal.ts';
 import type { ApiServices } from '../../src/http/services.ts';
 import type { Logger } from '../../src/logger.ts';

@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chown, mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../logger.ts';
 import { parentGuard } from './detached-launch.ts';
+import { freePort } from './free-port.ts';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -18,17 +18,6 @@ export class EmbeddedPostgresError extends Error {
 
 const user = 'postgres';
 const password = 'postgres';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function systemUserIds(name: string): { uid: number; gid: number } | undefined {
   const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' });

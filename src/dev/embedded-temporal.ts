@@ -1,11 +1,11 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { searchAttributes } from '../sandbox-safe/search-attributes.ts';
 import { temporalCli } from './cli-path.ts';
-import { provisionOnThisMachine } from './provision-cli.ts';
 import { sessionLauncher } from './detached-launch.ts';
+import { freePort } from './free-port.ts';
+import { provisionOnThisMachine } from './provision-cli.ts';
 
 export interface EmbeddedTemporal {
   address: string;
@@ -36,6 +36,8 @@ export interface EmbeddedTemporalOptions {
    * the server runs at the caller's priority). 0 or absent: the caller's priority.
    */
   niceness?: number | undefined;
+  /** How long the server may take to answer before the start fails; 60 s when absent. */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -46,49 +48,98 @@ export interface EmbeddedTemporalOptions {
  */
 export const fileSqlitePragmas: Record<string, string> = { journal_mode: 'wal', synchronous: 'normal' };
 
+
 /**
  * Runs `temporal server start-dev` with this project's search attributes registered. The CLI is found or installed
  * first (src/dev/provision-cli.ts). The server runs as a session of its own (src/dev/detached-launch.ts), so a
  * Ctrl-C reaches only the service, which stops it after the worker; its start-up banner is not printed (the caller
  * prints the addresses), and it logs errors only: its own shutdown warns of every poll it cuts short.
+ *
+ * The process is started here rather than by the SDK's `TestWorkflowEnvironment.createLocal`, which gives a server
+ * five seconds to answer: a file-backed server on a busy two-core machine can take longer, and then the start
+ * failed (docs/adr/0058-the-embedded-temporal-server-is-started-by-the-service.md).
  */
 export async function startEmbeddedTemporal(options: EmbeddedTemporalOptions): Promise<EmbeddedTemporal> {
   const cliPath = await provisionOnThisMachine(temporalCli, options.progress, options.env);
-  const launcher = await writeLauncher(sessionLauncher(cliPath, { parentPid: process.pid, niceness: options.niceness, quiet: true }));
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: launcher.path },
-      namespace: options.namespace,
-      ip: '127.0.0.1',
-      ...(options.port ? { port: options.port } : {}),
-      ...(options.dbFilename ? { dbFilename: options.dbFilename } : {}),
-      ...(options.uiPort ? { ui: true, uiPort: options.uiPort } : { ui: false }),
-      searchAttributes,
-      ...(options.dbFilename
-        ? { extraArgs: Object.entries(options.sqlitePragmas ?? fileSqlitePragmas).flatMap(([name, value]) => ['--sqlite-pragma', `${name}=${value}`]) }
-        : {}),
-      log: { format: 'json', level: 'error' },
-    },
-  }).catch(async (error: unknown) => {
-    await launcher.remove();
-    throw error;
-  });
-  return {
-    address: env.address,
-    cliPath,
-    uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined,
-    async stop() {
-      await env.teardown();
-      await launcher.remove();
-    },
-  };
+  const port = options.port ?? (await freePort());
+  const address = `127.0.0.1:${port}`;
+  const launcher = sessionLauncher(cliPath, { parentPid: process.pid, niceness: options.niceness, quiet: true });
+  const server = spawn('/bin/sh', ['-c', launcher, cliPath, ...startDevArguments(options, port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const errors = tailOf(server);
+  const stop = () => stopProcess(server);
+  try {
+    await untilAnswering(address, options.namespace, server, options.startTimeoutMs ?? 60_000);
+  } catch (error) {
+    await stop();
+    const output = errors().trim();
+    throw new Error(`the Temporal dev server at ${address} did not start: ${(error as Error).message}${output ? `\n${output}` : ''}`, { cause: error });
+  }
+  return { address, cliPath, uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined, stop };
 }
 
-/** The SDK starts the server from an executable path alone: the launch is a small script of its own. */
-async function writeLauncher(script: string): Promise<{ path: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'temporal-launch-'));
-  const path = join(dir, 'temporal');
-  await writeFile(path, script);
-  await chmod(path, 0o755);
-  return { path, remove: () => rm(dir, { recursive: true, force: true }) };
+/** `temporal server start-dev`'s arguments, as the SDK's dev server passes them, plus this service's own. */
+function startDevArguments(options: EmbeddedTemporalOptions, port: number): string[] {
+  const pragmas = options.dbFilename ? Object.entries(options.sqlitePragmas ?? fileSqlitePragmas) : [];
+  return [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(port),
+    '--namespace', options.namespace,
+    '--log-format', 'json',
+    '--log-level', 'error',
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    ...(options.dbFilename ? ['--db-filename', options.dbFilename] : []),
+    ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
+    ...searchAttributes.flatMap(({ name, type }) => ['--search-attribute', `${name}=${TypedSearchAttributes.toMetadataType(type)}`]),
+    ...pragmas.flatMap(([name, value]) => ['--sqlite-pragma', `${name}=${value}`]),
+  ];
+}
+
+/** Waits until the server describes `namespace`, failing at the deadline or as soon as the process exits. */
+async function untilAnswering(address: string, namespace: string, server: ChildProcess, timeoutMs: number): Promise<void> {
+  const exited = new Promise<never>((_, reject) =>
+    server.once('exit', (code, signal) => reject(new Error(`it exited with ${signal ?? `code ${code}`}`))),
+  );
+  exited.catch(() => undefined);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answered = await Promise.race([describeNamespace(address, namespace), exited]);
+    if (answered) return;
+    if (Date.now() > deadline) throw new Error(`it did not answer within ${timeoutMs / 1000} s`);
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, 200)), exited]);
+  }
+}
+
+async function describeNamespace(address: string, namespace: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 1000 }).catch(() => undefined);
+  if (!connection) return false;
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The last few kilobytes the process wrote to stderr, for the error when it does not start. */
+function tailOf(server: ChildProcess): () => string {
+  let tail = '';
+  server.stderr?.setEncoding('utf8');
+  server.stderr?.on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-4096);
+  });
+  return () => tail;
+}
+
+/** SIGTERM, then SIGKILL if the server has not gone within ten seconds. */
+async function stopProcess(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  server.kill('SIGTERM');
+  const killer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(killer);
 }

@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/dev/embedded-postgres.ts';
+import { freePort } from '../../src/dev/free-port.ts';
 import { freshMachineEnv } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
 

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { inject } from 'vitest';
-import { freePort } from '../../src/dev/embedded-postgres.ts';
+import { freePort } from '../../src/dev/free-port.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
 import { closeApiServices, createApiServices, type ApiSettings } from '../../src/service/compose.ts';

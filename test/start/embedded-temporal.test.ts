@@ -90,3 +90,52 @@ describe.runIf(process.platform === 'linux')('the embedded Temporal server at a 
     }
   });
 });
+
+/** A `temporal` that runs `prelude` before the real CLI's `server` command, given through TEMPORAL_CLI_PATH. */
+async function cliWith(prelude: string): Promise<{ env: NodeJS.ProcessEnv; remove: () => Promise<void> }> {
+  const realCli = await provisionOnThisMachine(temporalCli, () => undefined);
+  const dir = await mkdtemp(join(tmpdir(), 'rp-cli-'));
+  const path = join(dir, 'temporal');
+  await writeFile(path, `#!/bin/sh\nif [ "$1" = server ]; then ${prelude}; fi\nexec '${realCli}' "$@"\n`);
+  await chmod(path, 0o755);
+  return { env: { ...process.env, TEMPORAL_CLI_PATH: path }, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+describe('starting the embedded Temporal server', () => {
+  it('waits for a server slower to answer than the SDK\'s five seconds', async () => {
+    const slow = await cliWith('sleep 6');
+    try {
+      const started = Date.now();
+      const server = await startEmbeddedTemporal({ namespace: 'default', progress: () => undefined, env: slow.env });
+      expect(Date.now() - started).toBeGreaterThan(6000);
+      await server.stop();
+    } finally {
+      await slow.remove();
+    }
+  });
+
+  it('fails at once with what the server printed when it exits before answering', async () => {
+    const broken = await cliWith('echo "listen tcp: address already in use" >&2; exit 3');
+    try {
+      const started = Date.now();
+      const failure = startEmbeddedTemporal({ namespace: 'default', progress: () => undefined, env: broken.env, startTimeoutMs: 30_000 });
+      await expect(failure).rejects.toThrow(/did not start: it exited with code 3\nlisten tcp: address already in use/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await broken.remove();
+    }
+  });
+
+  it('fails at the deadline when the server never answers, and leaves no process behind', async () => {
+    const port = await freePort();
+    const silent = await cliWith('exec sleep 600');
+    try {
+      const failure = startEmbeddedTemporal({ namespace: 'default', port, progress: () => undefined, env: silent.env, startTimeoutMs: 1500 });
+      await expect(failure).rejects.toThrow(/did not answer within 1.5 s/);
+      expect(await pidsRunning(['sleep', '600'])).toEqual([]);
+    } finally {
+      await silent.remove();
+    }
+  });
+});
+
