@@ -6,8 +6,9 @@ import type { CampaignEndState } from '../workflows/campaign-send.contract.ts';
 import { sendCampaignShard } from '../src/domain/campaigns/send-campaign-shard.ts';
 import { countTestPushes } from '../src/domain/campaigns/test-push-counts.ts';
 import { deliverPushes } from '../src/domain/sends/deliver-pushes.ts';
+import { pendingRows } from '../src/domain/sends/pending-rows.ts';
 import { loadPushContent } from '../src/domain/sends/push-content.ts';
-import { wholeRange, type DeviceRange } from '../src/domain/sends/send-scope.ts';
+import { wholeRange } from '../src/domain/sends/send-scope.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withDomainFailures } from './domain-failures.ts';
 import { engineDeps, throwRetry } from './send-engine.ts';
@@ -22,10 +23,10 @@ export function createCampaignActivities({ orm, temporal, delivery, push }: Acti
     beginCampaignSend(input: { notificationId: string; filterId: string; playTime: number }) {
       return withDomainFailures(() => beginCampaignSend(publishDeps(), input));
     },
-    /** One shard in one activity: each wave done is heartbeated, and a retry resumes after the last one. */
-    async sendCampaignShard(input: { notificationId: string; range: DeviceRange }): Promise<void> {
-      const { deps, resumeAfter } = engineDeps({ orm, push });
-      const outcome = await sendCampaignShard(deps, { ...input, resumeAfter });
+    /** One shard in one activity: each wave heartbeats, and a retry goes on from the shard's own cursor. */
+    async sendCampaignShard(input: { notificationId: string; shard: number }): Promise<void> {
+      const { deps } = engineDeps({ orm, push });
+      const outcome = await sendCampaignShard(deps, input);
       if (outcome.kind === 'retry') throwRetry(outcome);
     },
     readCampaignCounts(input: { notificationId: string }) {
@@ -36,10 +37,9 @@ export function createCampaignActivities({ orm, temporal, delivery, push }: Acti
     },
     async sendTestPushes(input: { notificationId: string; sendIds: string[] }) {
       const { deps, resumeAfter } = engineDeps({ orm, push });
+      const rows = await pendingRows(deps.em, { scope: { kind: 'test', sendIds: input.sendIds }, range: wholeRange, resumeAfter });
       const outcome = await deliverPushes(deps, {
-        scope: { kind: 'test', sendIds: input.sendIds },
-        range: wholeRange,
-        resumeAfter,
+        sources: [rows],
         notification: await loadPushContent(deps.em, input.notificationId),
         data: { test: 'true' },
       });

@@ -589,7 +589,11 @@ runBench(progress, async (context) => {
     out(`  send run's history                    ${figures.sendRunEvents} events, ${fmt((figures.sendRunEvents * 10_000) / Math.max(1, figures.audience), 2)} per 10,000 devices`);
     out(`  worker peak memory (VmHWM)            ${fmt(figures.workerPeakMiB, 0)} MiB (idle before the send: ${fmt(figures.workerIdleMiB, 0)} MiB)`);
     out(`  CPU seconds, schedule call → ended     ${figures.cpu.filter(([, spent]) => spent >= 0.05).map(([name, spent]) => `${name} ${fmt(spent, 1)}`).join('; ')}`);
-    out(`  push_sends updates; HOT               ${figures.updates}; ${figures.hotUpdates} (${fmt((100 * figures.hotUpdates) / Math.max(1, figures.updates), 0)}%; the rest wrote an entry in each of the table's indexes)`);
+    out(
+      figures.updates === 0
+        ? '  push_sends updates                    none (each push\'s row is inserted with its answer)'
+        : `  push_sends updates; HOT               ${figures.updates}; ${figures.hotUpdates} (${fmt((100 * figures.hotUpdates) / figures.updates, 0)}%; the rest wrote an entry in each of the table's indexes)`,
+    );
     out(`  lost; duplicates (DB)                 ${figures.lost}; ${figures.dbDuplicates}`);
     out(`  GET /notification/get → send         ${JSON.stringify(figures.apiSend)}`);
   };
@@ -646,7 +650,7 @@ runBench(progress, async (context) => {
       workerPeakRssMiB: round(workerPeakMiB),
       maxHistoryEvents,
       historyEventsPer10kDevices: round((log.sendRunEvents * 10_000) / Math.max(1, log.audience), 2),
-      logHotUpdatePercent: round((100 * log.hotUpdates) / Math.max(1, log.updates), 1),
+      logHotUpdatePercent: log.updates === 0 ? null : round((100 * log.hotUpdates) / log.updates, 1),
       lost,
       duplicates,
       floor: floor ? round(floor.perSecond) : null,

@@ -155,17 +155,17 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     show('SENDING', 'taking the segment’s snapshot');
     const begun = await beginCampaignSend({ notificationId, filterId: run.filterId!, playTime: run.playTime! });
     if (begun.outcome !== 'started') return begun.outcome === 'failed' ? fail(begun.reason) : begun.state;
-    Object.assign(run, { audience: begun.audience, startedAt: new Date(begun.startedAt).toISOString(), shards: { done: 0, total: begun.shards.length } });
-    show('SENDING', `sending ${begun.audience} devices in ${begun.shards.length} shard(s), ${begun.lanes} at a time`);
+    Object.assign(run, { audience: begun.audience, startedAt: new Date(begun.startedAt).toISOString(), shards: { done: 0, total: begun.shards } });
+    show('SENDING', `sending ${begun.audience} devices in ${begun.shards} shard(s), ${begun.lanes} at a time`);
     // A shard that fails for good stops the send: no lane takes another, and the shards under way are cancelled.
     const shardWork = new CancellationScope();
     let failure: ActivityFailure | undefined;
     let next = 0;
     const lane = async () => {
-      while (failure === undefined && next < begun.shards.length) {
-        const range = begun.shards[next++]!;
+      while (failure === undefined && next < begun.shards) {
+        const shard = next++;
         try {
-          await sendCampaignShard({ notificationId, range });
+          await sendCampaignShard({ notificationId, shard });
           run.shards.done++;
         } catch (error) {
           if (isCancellation(error)) {
@@ -179,7 +179,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
         }
       }
     };
-    const lanes = shardWork.run(() => Promise.all(Array.from({ length: Math.min(begun.lanes, begun.shards.length) }, lane)));
+    const lanes = shardWork.run(() => Promise.all(Array.from({ length: Math.min(begun.lanes, begun.shards) }, lane)));
     let allSent = false;
     void lanes.then(() => (allSent = true), () => (allSent = true));
     while (!allSent) {

@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignSendWorkflowId, type CampaignSendWorkflow } from '../../workflows/campaign-send.contract.ts';
 import { newAccount } from '../support/api.ts';
 import { createMessage, getMessage, newAudience, pushStatusCounts, scheduleSend, startFcmSendPath, type FcmSendPath } from '../support/campaigns.ts';
+import { query } from '../support/db.ts';
 import { ok } from '../support/http-assertions.ts';
 import { killWorker } from '../support/instances.ts';
 import { temporalClient } from '../support/temporal.ts';
 
 // A campaign send whose worker is killed (SIGKILL) in the middle of a wave, to the fake FCM, which answers at once and
-// counts a push as accepted when it answers it. The send engine claims a wave (pending → sending) before it sends it,
-// so a push is sent at most once: the wave in flight at the kill is left `sending`, and the next attempt marks it
-// `unconfirmed` without sending it again (src/domain/sends/deliver-pushes.ts).
+// counts a push as accepted when it answers it. The send engine claims a wave (the shard's cursor moves) before it
+// sends it, so a push is sent at most once: the wave in flight at the kill has no rows, and the next attempt writes it
+// `unconfirmed` without sending it again (src/domain/campaigns/campaign-shard-source.ts).
 
 const waveSize = 50;
 const audience = 5000;
@@ -18,7 +19,7 @@ let temporal: Awaited<ReturnType<typeof temporalClient>>;
 let path: FcmSendPath;
 beforeAll(async () => {
   temporal = await temporalClient();
-  path = await startFcmSendPath({ workerEnv: { FCM_CONCURRENCY: String(waveSize) } });
+  path = await startFcmSendPath({ fake: { keepBodies: true }, workerEnv: { FCM_CONCURRENCY: String(waveSize) } });
 });
 afterAll(async () => {
   await path?.stop();
@@ -56,6 +57,13 @@ describe('a campaign send survives a worker crash', () => {
     expect(path.fake.accepted()).toBe(audience);
     // Every push ended sent but the wave in flight at the kill: unconfirmed, and never sent again.
     expect(statuses, JSON.stringify(seen)).toEqual({ sent: audience - waveSize, unconfirmed: waveSize });
+    // Each row, the unconfirmed ones too, has the send id its push went out with: a click on any of them counts.
+    const sendIdAtFake = new Map(path.fake.bodies().map((send) => [send.token, send.message.data?.sendId]));
+    const rows = await query<{ id: string; token: string }>(
+      `select s.id, d.token from push_sends s join devices d on d.id = s.device_id where s.notification_id = $1 and s.source = 'campaign'`,
+      [message.id],
+    );
+    expect(rows.filter((row) => sendIdAtFake.get(row.token) !== row.id)).toEqual([]);
     expect((await getMessage(account, message.id)).send).toMatchObject({ state: 'SENT', audience, sent: statuses.sent, failed: statuses.unconfirmed, unregistered: 0 });
   });
 });

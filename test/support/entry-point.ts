@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { weightedLaunchScript } from '../../src/dev/detached-launch.ts';
+import { nodeFlagsOf } from '../../src/main/node-flags.ts';
 
 export interface StartedEntryPoint {
   child: ChildProcess;
@@ -8,7 +9,7 @@ export interface StartedEntryPoint {
 }
 
 /**
- * Runs a service entry point (`src/main/*.ts`) as a child process, as production runs it, and resolves with its first
+ * Runs a service entry point (`src/main/*.ts`) as a child process, as production runs it (its node flags too), and resolves with its first
  * log line whose `msg` is `ready` (so its LOG_LEVEL must let that line through). Until then its output is kept, to
  * say why it did not start; after, stdout is drained and dropped and stderr goes to this process's stderr.
  * `niceness` starts it under `nice`, so that every thread it makes (libuv, V8, the Temporal SDK's core) runs at that
@@ -25,8 +26,8 @@ export async function startEntryPoint(
   // other sessions as well (weightedLaunchScript, docs/adr/0046-cpu-priorities-where-the-scheduler-honours-them.md).
   const child =
     niceness === 0
-      ? spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn('/bin/sh', ['-c', weightedLaunchScript(niceness), process.execPath, script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      ? spawn(process.execPath, [...nodeFlagsOf(script), script], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('/bin/sh', ['-c', weightedLaunchScript(niceness), process.execPath, ...nodeFlagsOf(script), script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   const keep = (chunk: Buffer) => (output += chunk.toString());
   let lookForReady = () => {};

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
+import { nodeFlagsOf } from '../../src/main/node-flags.ts';
 import { taskQueuesOfRole } from '../../src/service/worker-process.ts';
 import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
 
@@ -127,8 +128,13 @@ describe('docker-compose.yml', () => {
       expect(dockerfile).toBe(dockerfilePath);
       expect(existsSync(dockerfile)).toBe(true);
       expect(svc.entrypoint).toBeUndefined();
-      expect(commandOf(svc)).toEqual(['node', entryPoint]);
+      expect(commandOf(svc)).toEqual(['node', ...nodeFlagsOf(entryPoint), entryPoint]);
     });
+  });
+
+  it.each(appServices.filter(([name]) => name !== 'worker-interactive'))('runs %s with the node flags of its npm script', (_, role, entryPoint) => {
+    const scripts = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    expect(scripts[role]).toBe(['node', ...nodeFlagsOf(entryPoint), entryPoint].join(' '));
   });
 
   it('gives api and workers the optional Temporal and logging settings too', () => {

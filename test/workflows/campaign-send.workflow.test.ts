@@ -43,7 +43,7 @@ interface StubOptions {
 function stubActivities(options: StubOptions = {}) {
   const calls: Array<{ name: string; input: any; at: number }> = [];
   const record = (name: string, input: any) => calls.push({ name, input, at: Context.current().info.scheduledTimestampMs });
-  const shards = Array.from({ length: options.shards ?? 3 }, (_, index) => ({ after: index ? `d${index}` : null, upTo: index === (options.shards ?? 3) - 1 ? null : `d${index + 1}` }));
+  const shards = options.shards ?? 3;
   const counts = { audience: 30, sent: 0, failed: 0, unregistered: 0, clicked: 0 };
   const activities = {
     async readCampaignMessage(input: unknown) {
@@ -54,9 +54,9 @@ function stubActivities(options: StubOptions = {}) {
       record('begin', input);
       return { outcome: 'started', audience: 30, shards, lanes: 2, startedAt: Date.now() };
     },
-    async sendCampaignShard(input: { range: { after: string | null } }) {
+    async sendCampaignShard(input: { shard: number }) {
       record('shard', input);
-      await options.shard?.(shards.findIndex((shard) => shard.after === input.range.after));
+      await options.shard?.(input.shard);
       counts.sent += 10;
     },
     async readCampaignCounts(input: unknown) {

@@ -3,6 +3,7 @@ import { AbTest } from '../../persistence/entities/ab-test.ts';
 import type { AbTestArm } from '../../persistence/entities/ab-test-member.ts';
 import { DomainError } from '../errors.ts';
 import { deliverPushes, type DeliverDeps, type DeliverOutcome } from '../sends/deliver-pushes.ts';
+import { pendingRows } from '../sends/pending-rows.ts';
 import { loadPushContent } from '../sends/push-content.ts';
 import { wholeRange } from '../sends/send-scope.ts';
 
@@ -26,10 +27,9 @@ export async function sendArm(deps: DeliverDeps, input: { testId: string; arm: A
   const notificationId = messageOf(test, input.arm);
   const notification = await loadPushContent(em, notificationId);
   await writeArmRows(em, test, input.arm, notificationId);
+  const rows = await pendingRows(em, { scope: { kind: 'abtest', testId: test.id, arm: input.arm }, range: wholeRange, resumeAfter: input.resumeAfter });
   const outcome = await deliverPushes(deps, {
-    scope: { kind: 'abtest', testId: test.id, arm: input.arm },
-    range: wholeRange,
-    resumeAfter: input.resumeAfter,
+    sources: [rows],
     notification,
     data: { abTestId: test.id, arm: input.arm },
   });

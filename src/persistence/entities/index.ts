@@ -3,6 +3,7 @@ import { AbTestMember } from './ab-test-member.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
 import { Campaign } from './campaign.ts';
+import { CampaignShard } from './campaign-shard.ts';
 import { Connection } from './connection.ts';
 import { Delivery } from './delivery.ts';
 import { DeliveryAttempt } from './delivery-attempt.ts';
@@ -31,6 +32,7 @@ export {
   Account,
   App,
   Campaign,
+  CampaignShard,
   Connection,
   Delivery,
   DeliveryAttempt,
@@ -79,5 +81,6 @@ export const entities = [
   Device,
   Segment,
   Campaign,
+  CampaignShard,
   PushPace,
 ];

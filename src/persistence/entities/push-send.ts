@@ -2,14 +2,16 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { abTestArms } from './ab-test-member.ts';
 
 /**
- * - `pending`: written with its send's snapshot, not yet tried (or handed back after the provider asked to retry);
+ * A/B and test sends write their rows `pending` before sending; a campaign send writes each row once, with its answer
+ * (its snapshot is `campaign_shards`, docs/adr/0059), and `pending` only for a push the provider asked to retry.
+ * - `pending`: not yet tried (or handed back after the provider asked to retry);
  * - `sending`: claimed by a send attempt and in flight at the provider;
  * - `sent`, `failed`, `unregistered`: the provider's answer (`unregistered` unsubscribes the device);
  * - `skipped`: the device unsubscribed or was deleted between the snapshot and its turn;
  * - `unconfirmed`: in flight when its send attempt died (a worker crash) or when its request failed after it left (a
  *   timeout): the provider may or may not have it, and it is never sent again, so no device gets a push twice
  *   (docs/adr/0055);
- * - `cancelled`: still `pending` when its campaign send was cancelled (or failed).
+ * - `cancelled`: not yet sent when its campaign send was cancelled (or failed).
  */
 export const pushSendStatuses = ['pending', 'sending', 'sent', 'failed', 'unregistered', 'skipped', 'unconfirmed', 'cancelled'] as const;
 export type PushSendStatus = (typeof pushSendStatuses)[number];

@@ -8,6 +8,9 @@ export class Migration20261126050000_campaign_sends extends Migration {
     this.addSql(`create table "campaigns" ("notification_id" uuid not null, "account_id" uuid not null, "app_id" uuid not null, "state" text not null, "play_time" bigint not null, "filter_id" varchar(128) not null, "audience" int null, "reason" text null, "started_at" timestamptz null, "finished_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("notification_id"));`);
     this.addSql(`create index "campaigns_app_id_state_index" on "campaigns" ("app_id", "state");`);
 
+    this.addSql(`create table "campaign_shards" ("notification_id" uuid not null, "position" int not null, "device_ids" uuid[] not null, "size" int not null, "claimed" int not null default 0, "done" int not null default 0, "retries" int not null default 0, primary key ("notification_id", "position"));`);
+    this.addSql(`alter table "campaign_shards" add constraint "campaign_shards_notification_id_foreign" foreign key ("notification_id") references "campaigns" ("notification_id");`);
+
     this.addSql(`create table "push_pace" ("key" varchar(200) not null, "next_at" timestamptz not null, primary key ("key"));`);
 
     this.addSql(`drop index "push_sends_ab_test_id_arm_status_index";`);
@@ -38,6 +41,7 @@ export class Migration20261126050000_campaign_sends extends Migration {
 
   override down(): void | Promise<void> {
 
+    this.addSql(`drop table if exists "campaign_shards" cascade;`);
     this.addSql(`drop table if exists "campaigns" cascade;`);
     this.addSql(`drop table if exists "push_pace" cascade;`);
 
