@@ -68,10 +68,9 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
     }
   }
 
-  async function send(message: PushMessage, signal: AbortSignal | undefined): Promise<Verdict> {
+  /** One message with the batch's token: the library refreshes five minutes before expiry, so it outlives a batch. */
+  async function send(message: PushMessage, token: string, signal: AbortSignal | undefined): Promise<Verdict> {
     if (signal?.aborted) return { outcome: 'retry', error: 'not sent: the batch was aborted' };
-    const token = await accessToken();
-    if (typeof token !== 'string') return token;
     const body = JSON.stringify({ message: buildFcmMessage(message, Date.now()) });
     try {
       const answer = await http.post(sendUrl, { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'user-agent': 'richpush-push/1' }, body, signal);
@@ -98,17 +97,17 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
     },
     async sendBatch(messages, signal) {
       if (messages.length === 0) return [];
-      // One token for the batch first: when none can be had, no message is tried.
-      const first = await accessToken();
+      // One token for the batch: when none can be had, no message is tried.
+      const token = await accessToken();
       const results = new Array<PushResult>(messages.length);
-      if (typeof first !== 'string') {
-        messages.forEach((message, index) => (results[index] = { sendId: message.sendId, ...first }));
+      if (typeof token !== 'string') {
+        messages.forEach((message, index) => (results[index] = { sendId: message.sendId, ...token }));
       } else {
         let next = 0;
         const worker = async () => {
           for (let index = next++; index < messages.length; index = next++) {
             const message = messages[index] as PushMessage;
-            results[index] = { sendId: message.sendId, ...(await send(message, signal)) };
+            results[index] = { sendId: message.sendId, ...(await send(message, token, signal)) };
           }
         };
         await Promise.all(Array.from({ length: Math.min(options.concurrency, messages.length) }, worker));
