@@ -11,7 +11,8 @@
  *
  * Baselines, in the same run: a bare batched INSERT of the same push_sends rows (same columns, 1000 a statement from
  * one plain client, into a copy of the table with its indexes and fillfactor) → insertPerSecond; a plain node https
- * client (keep-alive, FCM_CONCURRENCY sockets and requests in flight) posting the same FCM requests (the same bodies,
+ * client (keep-alive, as many sockets and requests in flight as the service has: FCM_CONCURRENCY for each of the
+ * send's shards side by side) posting the same FCM requests (the same bodies,
  * built by the provider's own buildFcmMessage) to the same fake → fcmBaselinePerSecond; and the Temporal floor. Also
  * the worker's peak RSS (VmHWM), the largest history among the runs the sends started, history events per 10,000
  * devices, lost pushes (devices of the snapshot without a sent push) and duplicates (from the DB, and for FCM from
@@ -34,6 +35,7 @@ import { Agent, request } from 'node:https';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
+import { sendLanes } from '../src/domain/campaigns/begin-campaign-send.ts';
 import type { FakeFcmStats } from '../src/dev/fake-fcm.ts';
 import { buildFcmMessage, fcmSendUrl } from '../src/outbound/push/fcm-message.ts';
 import type { PushNotification, PushPlatform } from '../src/outbound/push/push-provider.ts';
@@ -389,8 +391,11 @@ async function snapshotBaseline(stack: Stack, accountId: string, appId: string, 
   return { rows: result.rowCount ?? 0, ms };
 }
 
+/** Requests the service has in flight: a wave of FCM_CONCURRENCY in each shard it sends side by side. */
+const fcmInFlight = FCM_CONCURRENCY * sendLanes;
+
 /**
- * The FCM baseline: a plain node https client, keep-alive, FCM_CONCURRENCY sockets and requests in flight, posting
+ * The FCM baseline: a plain node https client, keep-alive, `fcmInFlight` sockets and requests in flight, posting
  * the send's own requests (each device's token and platform, the message's fields, a send id; the body built by the
  * provider's buildFcmMessage as it builds it, at send time) with a bearer token from the fake. Timed at the fake.
  */
@@ -406,7 +411,7 @@ async function fcmBaseline(
       where s.notification_id = $1 and s.source = 'campaign' order by s.device_id`,
     [notificationId],
   );
-  const agent = new Agent({ keepAlive: true, maxSockets: FCM_CONCURRENCY, maxFreeSockets: FCM_CONCURRENCY, ca });
+  const agent = new Agent({ keepAlive: true, maxSockets: fcmInFlight, maxFreeSockets: fcmInFlight, ca });
   const post = (url: string, headers: Record<string, string>, body: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
@@ -428,7 +433,7 @@ async function fcmBaseline(
   await fake.reset();
   const started = performance.now();
   let failures = 0;
-  await runBounded(rows.length, FCM_CONCURRENCY, async (index) => {
+  await runBounded(rows.length, fcmInFlight, async (index) => {
     const row = rows[index]!;
     const body = JSON.stringify({ message: buildFcmMessage({ sendId: row.send_id, token: row.token, platform: row.platform, notification, data: {} }, Date.now()) });
     const answer = await post(url, headers, body);
@@ -524,7 +529,7 @@ runBench(progress, async (context) => {
     const atFakeMs = (stats.lastAcceptAt ?? Number.NaN) - (stats.firstAcceptAt ?? Number.NaN);
     fcm = { ...figures, fake: stats, perSecond: stats.accepted / (atFakeMs / 1000), playToLastAcceptMs: (stats.lastAcceptAt ?? Number.NaN) - figures.playTime };
 
-    progress(`baseline: a plain https client posting the same ${FCM_DEVICES} FCM requests, ${FCM_CONCURRENCY} in flight`);
+    progress(`baseline: a plain https client posting the same ${FCM_DEVICES} FCM requests, ${fcmInFlight} in flight`);
     const { rows } = await sql.query<Record<string, unknown>>('select * from notifications where id = $1', [figures.notificationId]);
     const stored = rows[0]!;
     const notification: PushNotification = {
@@ -608,13 +613,13 @@ runBench(progress, async (context) => {
   out(`  ratio: log pushes/s ÷ insert rows/s   ${fmt(ratioToInsert, 3)}`);
   if (fcm && fcmBase) {
     out();
-    out(`Campaign send, FCM through a local fake in its own process (${FCM_DEVICES} devices${FCM_DEVICES < DEVICES ? `, not ${DEVICES}: a million through the fake takes too long on this box` : ''}; FCM_CONCURRENCY=${FCM_CONCURRENCY}, waves of ${FCM_CONCURRENCY}, FCM_MAX_PER_MINUTE=${FCM_MAX_PER_MINUTE})`);
+    out(`Campaign send, FCM through a local fake in its own process (${FCM_DEVICES} devices${FCM_DEVICES < DEVICES ? `, not ${DEVICES}: a million through the fake takes too long on this box` : ''}; FCM_CONCURRENCY=${FCM_CONCURRENCY}, waves of ${FCM_CONCURRENCY}, ${sendLanes} shards side by side, FCM_MAX_PER_MINUTE=${FCM_MAX_PER_MINUTE})`);
     sendLines(fcm);
     out(`  fake: accepted; received; duplicates  ${fcm.fake.accepted}; ${fcm.fake.received}; ${fcm.fake.duplicates} (distinct tokens ${fcm.fake.distinctTokens}, token requests ${fcm.fake.tokenRequests})`);
     out(`  playTime → last accept at the fake    ${fmt(fcm.playToLastAcceptMs / 1000, 2)} s`);
     out(`  pushes/s at the fake (first → last)   ${fmt(fcm.perSecond, 0)} (max in one second ${fcm.fake.maxPerSecond})`);
     out();
-    out(`Baseline (FCM): a plain node https client, keep-alive, ${FCM_CONCURRENCY} in flight, the same ${fcmBase.requests} requests`);
+    out(`Baseline (FCM): a plain node https client, keep-alive, ${fcmInFlight} in flight (as the service), the same ${fcmBase.requests} requests`);
     out(`  requests/s at the fake                ${fmt(fcmBase.perSecond, 0)} (wall ${fmt(fcmBase.wallMs / 1000, 1)} s; max in one second ${fcmBase.stats.maxPerSecond})`);
     out(`  ratio: service ÷ baseline             ${fmt(ratioToFcmBaseline, 3)}`);
   }
@@ -643,6 +648,7 @@ runBench(progress, async (context) => {
       ratioToInsert: round(ratioToInsert, 4),
       fcmDevices: fcm ? FCM_DEVICES : 0,
       fcmConcurrency: FCM_CONCURRENCY,
+      fcmInFlight,
       fcmPerSecond: fcm ? round(fcm.perSecond) : null,
       fcmAllSentS: fcm ? seconds(fcm.playToLastAcceptMs) : null,
       fcmBaselinePerSecond: fcmBase ? round(fcmBase.perSecond) : null,

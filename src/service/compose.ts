@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client';
+import { sendLanes } from '../domain/campaigns/begin-campaign-send.ts';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
 import { createInboundConnections } from '../domain/ingest/inbound-connections.ts';
 import { inboundEventsChannel } from '../outbox/channels.ts';
@@ -238,8 +239,9 @@ export function createActivityDeps(
   temporal: TemporalClients,
   outboundCa?: string,
 ): ActivityDeps & { close(): Promise<void> } {
-  // First: with fcm it reads the key file, and a bad one stops the start before anything else is opened.
-  const push = createPushProvider(settings.push, { logger: settings.logger, ca: outboundCa, em: orm.em });
+  // First: with fcm it reads the key file, and a bad one stops the start before anything else is opened. A campaign
+  // sends `sendLanes` shards at once, each a batch of FCM_CONCURRENCY requests on the wire.
+  const push = createPushProvider(settings.push, { logger: settings.logger, ca: outboundCa, em: orm.em, batchesInParallel: sendLanes });
   const http = createOutboundHttpClient({
     allow: parseAllowCidrs(settings.outboundAllowCidrs),
     timeoutMs: settings.delivery.timeoutMs,

@@ -166,6 +166,18 @@ describe('the FCM push provider against local fakes of the token endpoint and FC
     expect(mostOpen).toBe(3);
   });
 
+  it('keeps a connection for each request of the batches it has in flight side by side (the shards of a send)', async () => {
+    const delayMs = 300;
+    const fakes = await startFakes({ sendDelayMs: delayMs });
+    const push = provider(fakes, { concurrency: 3, connections: 6 });
+    const batch = (shard: number) => push.sendBatch(Array.from({ length: 3 }, (_, index) => message('token-ok', `send-${shard}-${index}`)));
+    const results = (await Promise.all([batch(0), batch(1)])).flat();
+    expect(results.map((result) => result.outcome)).toEqual(Array(6).fill('sent'));
+    // Both batches on the wire at once: the six requests arrived within one answer's delay of each other.
+    const arrivals = fakes.sendRequests().map((request) => request.receivedAt);
+    expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(delayMs - 50);
+  });
+
   it('sends nothing when the token endpoint refuses the service account, and calls it a configuration problem', async () => {
     const fakes = await startFakes({ token: json(400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' }) });
     const results = await provider(fakes).sendBatch([message('token-ok'), message('token-ok-2')]);

@@ -12,12 +12,17 @@ export type PushSettings =
 
 /**
  * The provider the settings name. `ca` adds a trusted CA for FCM's endpoints (tests); fcm reads its key file now and
- * paces its project through `em`'s database, shared with every other worker.
+ * paces its project through `em`'s database, shared with every other worker. `batchesInParallel` is how many batches
+ * of `concurrency` requests the worker has in flight at once (a send's shards side by side): fcm keeps that many
+ * times `concurrency` connections.
  */
-export function createPushProvider(settings: PushSettings, options: { logger: Logger; ca?: string | undefined; em?: EntityManager }): PushProvider {
+export function createPushProvider(
+  settings: PushSettings,
+  options: { logger: Logger; ca?: string | undefined; em?: EntityManager; batchesInParallel?: number },
+): PushProvider {
   if (settings.provider === 'log') return createLogPushProvider(options.logger);
   const { maxPerMinute, ...fcm } = settings;
   const { em } = options;
   const paceFor = em ? (projectId: string) => createPushPace(em, { key: `fcm:${projectId}`, perMinute: maxPerMinute }) : undefined;
-  return createFcmPushProvider({ ...fcm, logger: options.logger, ca: options.ca, paceFor });
+  return createFcmPushProvider({ ...fcm, connections: fcm.concurrency * (options.batchesInParallel ?? 1), logger: options.logger, ca: options.ca, paceFor });
 }

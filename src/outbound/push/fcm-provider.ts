@@ -13,8 +13,13 @@ export interface FcmProviderOptions {
   serviceAccountFile: string;
   /** FCM_BASE_URL, e.g. https://fcm.googleapis.com. */
   baseUrl: string;
-  /** Requests in flight at once within a batch. */
+  /** Requests in flight at once within a batch: a wave of one shard. */
   concurrency: number;
+  /**
+   * Connections kept to FCM, the most requests in flight across the worker's batches (shards sent side by side);
+   * `concurrency` when absent. Fewer than the batches in flight would hold claimed pushes in a queue, not on the wire.
+   */
+  connections?: number | undefined;
   logger: Logger;
   /** Time one request (a send or a token request) may take; 10 s by default. */
   timeoutMs?: number;
@@ -41,7 +46,7 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
   const timeoutMs = options.timeoutMs ?? 10_000;
   const sendUrl = fcmSendUrl(options.baseUrl, account.projectId);
   const pace = options.paceFor?.(account.projectId);
-  const http = createOutboundHttpClient({ allow: everyAddress, timeoutMs, ca: options.ca, maxSockets: options.concurrency });
+  const http = createOutboundHttpClient({ allow: everyAddress, timeoutMs, ca: options.ca, maxSockets: options.connections ?? options.concurrency });
   const tokenAgent = new Agent({ keepAlive: true, ...(options.ca ? { ca: options.ca } : {}) });
   const auth = new JWT({ email: account.clientEmail, key: account.privateKey, scopes: [fcmScope], transporterOptions: { agent: tokenAgent, timeout: timeoutMs } });
   if (account.tokenUri !== googleTokenUri) {
