@@ -6,6 +6,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -33,7 +34,17 @@ import {
 } from './experience-run.contract.ts';
 import { failureReason } from './failure-reason.ts';
 
-const { enterExperienceRun, saveExperienceRunProgress, endExperienceRun, fireExperienceWebhook, publishExperienceGoal } = proxyActivities<Activities>({
+// The run's own database steps: the run's row, its progress, and the events it publishes (written to the delivery
+// outbox, which deliverBatch runs send). Short and idempotent, so they run as local activities, inside the workflow
+// task that reaches them (docs/adr/0061-an-experience-run-s-database-steps-are-local-activities.md). Runs started
+// before keep the activities they began with. The end stays an activity: the task that completes the run fails when
+// an event came in meanwhile, and local steps in it would run again.
+const localStepsPatch = 'experience-run-local-steps';
+const remoteSteps = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumInterval: '1 minute' },
+});
+const localSteps = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumInterval: '1 minute' },
 });
@@ -68,6 +79,8 @@ const statusOf: Record<ExperienceEndReason, ExperienceRunStatus> = {
  * between steps is not lost. A goal with `exit`, the cancel update, or maxDurationSeconds ends the flow early.
  */
 export async function experienceRun(input: ExperienceRunInput): Promise<ExperienceRunState> {
+  const { enterExperienceRun, saveExperienceRunProgress, fireExperienceWebhook, publishExperienceGoal } = patched(localStepsPatch) ? localSteps : remoteSteps;
+  const { endExperienceRun } = remoteSteps;
   const { definition } = input;
   const carried = input.carried;
   const run: RunRef = {

@@ -129,7 +129,7 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
       const start = await env.currentTimeMs();
       const state = await handle.result();
       expect((await env.currentTimeMs()) - start).toBeGreaterThanOrEqual(day * 1000);
-      await recordHistoryIfAsked(handle, 'experience-run');
+      await recordHistoryIfAsked(handle, 'experience-run-local-steps');
       return state;
     });
     expect(result).toMatchObject({ status: 'completed', endReason: 'completed', currentNodeId: 'done' });
@@ -137,29 +137,6 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
     expect(stub.named('provider')).toEqual([]);
     expect(stub.named('evaluate')).toEqual([expect.objectContaining({ eventId: 'iev_trigger' })]);
     expect(stub.named('end')).toEqual([expect.objectContaining({ status: 'completed', endReason: 'completed', currentNodeId: 'done' })]);
-  });
-
-  it('reaches an exit goal while waiting: the goal is announced once, the wait is cancelled, the run ends goal_reached', async () => {
-    const stub = stubActivities();
-    const flow = definition({
-      goals: [{ id: 'purchased', eventType: 'purchase', conditions: null, exit: true }],
-      nodes: [
-        { id: 'wait1', type: 'wait', seconds: 10 * day, next: 'done' },
-        { id: 'done', type: 'exit' },
-      ],
-    });
-    const result = await withRun(flow, stub, async (handle) => {
-      await reach(handle, 'wait1');
-      const purchase = event('purchase');
-      await handle.signal(runEvent, purchase);
-      await handle.signal(runEvent, purchase);
-      return handle.result();
-    });
-    // Ended on the goal, not after the 10-day wait.
-    expect(Date.parse(result.endedAt!) - Date.parse(result.path[0]!.at)).toBeLessThan(day * 1000);
-    expect(result).toMatchObject({ status: 'goal_reached', endReason: 'goal_reached', currentNodeId: 'wait1' });
-    expect(result.path.map((step) => step.nodeId)).toEqual(['goal:purchased']);
-    expect(stub.named('goal')).toHaveLength(1);
   });
 
   it('ends at maxDurationSeconds with reason max_duration (status cancelled)', async () => {
@@ -202,7 +179,8 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
   });
 
   it('continues as new while it waits, carrying its path, buffer and goals', async () => {
-    const historyLimit = 40;
+    // Local steps are one marker each: the run is 16 events long on wait1, and past 25 once the pings are in.
+    const historyLimit = 25;
     const stub = stubActivities();
     const flow = definition({
       goals: [{ id: 'seen', eventType: 'ping', conditions: null, exit: false }],
@@ -247,6 +225,31 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
  * update runs on the dev server; the wait it cancels simply never fires there.
  */
 describe('experienceRun workflow (dev server, stub activities)', () => {
+  // On the dev server, whose workflow task handling is the production server's: a goal's step is a local activity,
+  // which runs again if its workflow task fails (ADR 0061).
+  it('reaches an exit goal while waiting: the goal is announced once, the wait is cancelled, the run ends goal_reached', async () => {
+    const stub = stubActivities();
+    const flow = definition({
+      goals: [{ id: 'purchased', eventType: 'purchase', conditions: null, exit: true }],
+      nodes: [
+        { id: 'wait1', type: 'wait', seconds: 10 * day, next: 'done' },
+        { id: 'done', type: 'exit' },
+      ],
+    });
+    const result = await withRun(flow, stub, async (handle) => {
+      await reach(handle, 'wait1');
+      const purchase = event('purchase');
+      await handle.signal(runEvent, purchase);
+      await handle.signal(runEvent, purchase);
+      return handle.result();
+    }, {}, devEnv);
+    // Ended on the goal, not after the 10-day wait.
+    expect(Date.parse(result.endedAt!) - Date.parse(result.path[0]!.at)).toBeLessThan(day * 1000);
+    expect(result).toMatchObject({ status: 'goal_reached', endReason: 'goal_reached', currentNodeId: 'wait1' });
+    expect(result.path.map((step) => step.nodeId)).toEqual(['goal:purchased']);
+    expect(stub.named('goal')).toHaveLength(1);
+  });
+
   it('ends on the cancel update with reason cancelled, whatever node it is on', async () => {
     const stub = stubActivities();
     const flow = definition({ nodes: [{ id: 'wait1', type: 'wait', seconds: day, next: 'done' }, { id: 'done', type: 'exit' }] });
@@ -258,7 +261,7 @@ describe('experienceRun workflow (dev server, stub activities)', () => {
         const cancelled = await handle.executeUpdate(cancelRun);
         expect(cancelled).toMatchObject({ status: 'cancelled', endReason: 'cancelled', currentNodeId: 'wait1', endedAt: expect.any(String) });
         expect(await handle.result()).toEqual(cancelled);
-        await recordHistoryIfAsked(handle, 'experience-run-cancelled');
+        await recordHistoryIfAsked(handle, 'experience-run-local-steps-cancelled');
       },
       {},
       devEnv,
