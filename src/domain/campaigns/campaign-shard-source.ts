@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { derivedUuid } from '../../security/ids.ts';
-import { answersOf, inFlightWhenStopped, unsubscribeUnregistered, type ClaimedPush, type WaveSource } from '../sends/deliver-pushes.ts';
+import { answersOf, inFlightWhenStopped, unsubscribeUnregistered, type Answer, type ClaimedPush, type WaveSource } from '../sends/deliver-pushes.ts';
 import { pendingRows } from '../sends/pending-rows.ts';
 
 interface ShardRow {
@@ -8,7 +8,6 @@ interface ShardRow {
   done: number;
   retries: number;
   account_id: string;
-  first: string | null;
   last: string | null;
   previous_last: string | null;
 }
@@ -48,7 +47,7 @@ export async function campaignShardSources(em: EntityManager, input: { notificat
   const { notificationId, position } = input;
   const ids = shardSendIds(notificationId, position);
   const [shard] = await connection.execute<ShardRow[]>(
-    `select cs.claimed, cs.done, cs.retries, c.account_id, cs.device_ids[1] as first, cs.device_ids[cs.size] as last,
+    `select cs.claimed, cs.done, cs.retries, c.account_id, cs.device_ids[cs.size] as last,
             (select p.device_ids[p.size] from campaign_shards p where p.notification_id = cs.notification_id and p.position = cs.position - 1) as previous_last
        from campaign_shards cs join campaigns c on c.notification_id = cs.notification_id
       where cs.notification_id = ? and cs.position = ?`,
@@ -56,19 +55,40 @@ export async function campaignShardSources(em: EntityManager, input: { notificat
   );
   if (!shard) throw new Error(`campaign ${notificationId} has no shard ${position}`);
 
+  /**
+   * Inserts the rows of the shard's devices from position `from`, one per answer in order, and moves `done` past them.
+   * Each answer travels as a short JSON array ([status] alone for a plain `sent`): the device and the send id are the
+   * shard's own at that position, so the statement stays small (a statement text over V8's 128 KiB goes to the
+   * large-object space, which only a full collection frees). `keepPresent` leaves a row that is there already.
+   */
+  const writeRows = async (from: number, answers: Answer[], keepPresent: boolean) => {
+    const compact = answers.map((answer) => (answer.error === null && answer.providerMessageId === null ? [answer.status] : [answer.status, answer.error, answer.providerMessageId]));
+    const id = ids.sql('? + w.n - 1');
+    await connection.execute(
+      `with answers as (
+         select a.n, a.v ->> 0 as status, a.v ->> 1 as error, a.v ->> 2 as provider_message_id
+           from jsonb_array_elements(?::jsonb) with ordinality as a(v, n)),
+       written as (
+         insert into push_sends (id, account_id, source, device_id, notification_id, status, error, provider_message_id, sent_at, created_at)
+         select ${id.sql}, ?, 'campaign', w.device_id, cs.notification_id, a.status, a.error, a.provider_message_id,
+                case when a.status = 'sent' then now() end, now()
+           from campaign_shards cs
+           cross join lateral unnest(cs.device_ids[? + 1 : ?]) with ordinality as w(device_id, n)
+           join answers a on a.n = w.n
+          where cs.notification_id = ? and cs.position = ?
+         ${keepPresent ? "on conflict (notification_id, device_id) where source = 'campaign' do nothing" : ''})
+       update campaign_shards set done = greatest(done, ?), retries = retries + ? where notification_id = ? and position = ?`,
+      [
+        JSON.stringify(compact), id.param, from, shard.account_id, from, from + answers.length, notificationId, position,
+        from + answers.length, answers.filter((answer) => answer.status === 'pending').length, notificationId, position,
+      ],
+    );
+  };
+
   if (shard.claimed > shard.done) {
     // Another attempt may still be storing that wave (it is not dead, only late): its answers then win.
-    const id = ids.sql('cs.done + w.n - 1');
-    await connection.execute(
-      `with settled as (
-         insert into push_sends (id, account_id, source, device_id, notification_id, status, error, created_at)
-         select ${id.sql}, ?, 'campaign', w.device_id, cs.notification_id, 'unconfirmed', ?, now()
-           from campaign_shards cs cross join lateral unnest(cs.device_ids[cs.done + 1 : cs.claimed]) with ordinality as w(device_id, n)
-          where cs.notification_id = ? and cs.position = ?
-         on conflict (notification_id, device_id) where source = 'campaign' do nothing)
-       update campaign_shards set done = greatest(done, ?) where notification_id = ? and position = ?`,
-      [id.param, shard.account_id, inFlightWhenStopped, notificationId, position, shard.claimed, notificationId, position],
-    );
+    const unconfirmed: Answer = { status: 'unconfirmed', error: inFlightWhenStopped, providerMessageId: null };
+    await writeRows(shard.done, Array.from({ length: shard.claimed - shard.done }, () => unconfirmed), true);
   }
 
   let waveStart = 0;
@@ -99,30 +119,8 @@ export async function campaignShardSources(em: EntityManager, input: { notificat
     },
     async store(wave, results) {
       const answers = answersOf(wave, results);
-      // Each answer as a short JSON array in wave order ([status] alone for a plain `sent`): the device and the send id
-      // are the shard's own at that position, so the statement stays small (a statement text over V8's 128 KiB goes
-      // to the large-object space, which only a full collection frees).
-      const compact = answers.map((answer) => (answer.error === null && answer.providerMessageId === null ? [answer.status] : [answer.status, answer.error, answer.providerMessageId]));
-      const id = ids.sql('? + w.n - 1');
-      // A plain insert: only a late attempt storing a wave that a newer one settled meets a row, and it then fails.
-      await connection.execute(
-        `with answers as (
-           select a.n, a.v ->> 0 as status, a.v ->> 1 as error, a.v ->> 2 as provider_message_id
-             from jsonb_array_elements(?::jsonb) with ordinality as a(v, n)),
-         written as (
-           insert into push_sends (id, account_id, source, device_id, notification_id, status, error, provider_message_id, sent_at, created_at)
-           select ${id.sql}, ?, 'campaign', w.device_id, cs.notification_id, a.status, a.error, a.provider_message_id,
-                  case when a.status = 'sent' then now() end, now()
-             from campaign_shards cs
-             cross join lateral unnest(cs.device_ids[? + 1 : ?]) with ordinality as w(device_id, n)
-             join answers a on a.n = w.n
-            where cs.notification_id = ? and cs.position = ?)
-         update campaign_shards set done = greatest(done, ?), retries = retries + ? where notification_id = ? and position = ?`,
-        [
-          JSON.stringify(compact), id.param, waveStart, shard.account_id, waveStart, waveStart + wave.length, notificationId, position,
-          waveStart + wave.length, answers.filter((answer) => answer.status === 'pending').length, notificationId, position,
-        ],
-      );
+      // No row can be there: only a late attempt storing a wave that a newer one settled meets one, and it then fails.
+      await writeRows(waveStart, answers, false);
       await unsubscribeUnregistered(em, wave, answers);
     },
   };

@@ -73,4 +73,3 @@ async function markUnsent(em: EntityManager, notificationId: string, reason: str
     [reason, notificationId],
   );
 }
-

@@ -72,7 +72,7 @@ export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Pro
         const reason = `${retry.length} push(es) to retry: ${retry[0]!.error ?? 'the provider asked to retry'}`;
         return afterMs ? { kind: 'retry', reason, afterMs } : { kind: 'retry', reason };
       }
-      deps.progress?.(wave.reduce((last, push) => (push.deviceId > last ? push.deviceId : last), wave[0]!.deviceId));
+      deps.progress?.(wave.at(-1)!.deviceId);
     }
   }
   return { kind: 'done' };
