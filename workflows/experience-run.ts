@@ -24,6 +24,7 @@ import { CurrentNode, RunStatus } from '../src/sandbox-safe/search-attributes.ts
 import {
   cancelRun,
   runEvent,
+  runEvents,
   runState,
   type BufferedEvent,
   type CarriedRunState,
@@ -133,12 +134,14 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
   const evaluate = (condition: Condition, eventId: string) => evaluateExperienceCondition({ run, condition, eventId });
 
   setHandler(runState, view);
-  setHandler(runEvent, (event) => {
+  const take = (event: RunEvent) => {
     if (ended || seen.includes(event.eventId)) return;
     seen.push(event.eventId);
     if (seen.length > seenLimit) seen.splice(0, seen.length - seenLimit);
     inbox.push(event);
-  });
+  };
+  setHandler(runEvents, (events) => events.forEach(take));
+  setHandler(runEvent, take);
   setHandler(
     cancelRun,
     async () => {

@@ -5,9 +5,13 @@ import { directEvent, newConnection, postSigned, waitForEvent, type ConnectionFi
 import { postSignedTo, startExtraApi } from '../support/ingest-extra.ts';
 
 /** A flow that stays live until cancelled: it waits an hour for an event that never comes. */
-const waitingFlow = (reentry: string) =>
+/** A goal on the trigger's own type that does not end the run, so a live run hears a later signup. */
+const hearsSignup = [{ id: 'again', eventType: 'signup', conditions: null, exit: false }];
+
+const waitingFlow = (reentry: string, goals: unknown[] = hearsSignup) =>
   flow({
     entry: { reentry },
+    goals,
     nodes: [
       { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
       { id: 'done', type: 'exit' },
@@ -60,16 +64,21 @@ describe('experience entry rules', () => {
     await cancel(account, experienceId, runs[0].runId);
   });
 
-  it('always: a run for every matching event, each also handed to the runs already live', { timeout: 60_000 }, async () => {
+  it('always: a run for every matching event, each also handed to the runs already live that hear it', { timeout: 60_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
     const { experienceId } = await publishedExperience(account, waitingFlow('always'));
+    const { experienceId: deaf } = await publishedExperience(account, waitingFlow('always', []));
     await signup(account, connection, 'u_always');
     const second = await signup(account, connection, 'u_always');
     const runs = await listRuns(account, experienceId);
+    const deafRuns = await listRuns(account, deaf);
     expect(runs.map((run) => run.status)).toEqual(['running', 'running']);
-    expect(second.routingOutcome).toMatchObject({ startedRuns: [runs[0].runId], deliveredTo: [runs[1].runId] });
+    expect(deafRuns.map((run) => run.status)).toEqual(['running', 'running']);
+    // Only the runs with a goal or waitForEvent on signup get the event; the others would do nothing with it.
+    expect(second.routingOutcome).toMatchObject({ startedRuns: expect.arrayContaining([runs[0].runId, deafRuns[0].runId]), deliveredTo: [runs[1].runId] });
     for (const run of runs) await cancel(account, experienceId, run.runId);
+    for (const run of deafRuns) await cancel(account, deaf, run.runId);
   });
 
   it('never, under concurrent triggers for one person through two API instances: exactly one run', { timeout: 90_000 }, async () => {

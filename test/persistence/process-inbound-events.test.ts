@@ -58,17 +58,29 @@ const waitingFlow = () =>
     ],
   });
 
-/** A Temporal client that records the runs started and the signals sent with a start. */
+/** A flow like `waitingFlow` whose runs also hear `cart.viewed`, a goal that does not end them. */
+const listeningFlow = () =>
+  flow({
+    entry: { reentry: 'never' },
+    goals: [{ id: 'browsed', eventType: 'cart.viewed', conditions: null, exit: false }],
+    nodes: [
+      { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
+      { id: 'done', type: 'exit' },
+    ],
+  });
+
+/** A Temporal client that records the runs started and the signals sent with a start (the events, by id). */
 function recordingTemporal() {
-  const calls = { started: [] as string[], signalledWithStart: [] as string[] };
+  const calls = { started: [] as string[], signalledWithStart: [] as string[], handedOver: [] as string[][] };
   const client = {
     workflow: {
       async start(_type: string, options: { workflowId: string }) {
         calls.started.push(options.workflowId);
         return {};
       },
-      async signalWithStart(_type: string, options: { workflowId: string }) {
+      async signalWithStart(_type: string, options: { workflowId: string; signalArgs: [Array<{ eventId: string }>] }) {
         calls.signalledWithStart.push(options.workflowId);
+        calls.handedOver.push(options.signalArgs[0].map((event) => event.eventId));
         return {};
       },
     },
@@ -128,30 +140,36 @@ describe('deciding a chunk of events together', () => {
     expect(rows.get(anonymous)!.status).toBe('PROCESSED');
   });
 
-  it('starts runs, hands a later event of the same person to the run its earlier event started, and carries both out after the commit', async () => {
+  it('starts runs, hands the run its earlier event started the later events it hears, in one signal, and carries it all out after the commit', async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const { experienceId } = await publishedExperience(account, waitingFlow());
+    const { experienceId } = await publishedExperience(account, listeningFlow());
     const first = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_flow' });
-    const second = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_flow' });
+    const browsed = await receivedEvent(account, connection, { eventType: 'cart.viewed', clientUserId: 'u_flow' });
+    const unheard = await receivedEvent(account, connection, { eventType: 'page.viewed', clientUserId: 'u_flow' });
+    const browsedAgain = await receivedEvent(account, connection, { eventType: 'cart.viewed', clientUserId: 'u_flow' });
+    const ids = [first, browsed, unheard, browsedAgain];
     const { temporal, calls } = recordingTemporal();
 
     const warnings: unknown[] = [];
     const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
-    const processed = await processInboundEvents({ em: orm.em.fork(), temporal, logger }, [first, second]);
-    expect(processed.map((event) => event.state.status)).toEqual(['PROCESSED', 'PROCESSED']);
+    const processed = await processInboundEvents({ em: orm.em.fork(), temporal, logger }, ids);
+    expect(processed.map((event) => event.state.status)).toEqual(['PROCESSED', 'PROCESSED', 'PROCESSED', 'PROCESSED']);
     expect(warnings).toEqual([]); // decided together, not one by one after a failed chunk
-    const rows = await rowsOf([first, second]);
+    const rows = await rowsOf(ids);
     const [run] = await query<{ id: string; workflow_id: string }>('select id, workflow_id from experience_runs where experience_id = $1', [experienceId]);
     expect(rows.get(first)!.routing_outcome).toMatchObject({ matchedExperiences: [experienceId], startedRuns: [run!.id], deliveredTo: [] });
-    expect(rows.get(second)!.routing_outcome).toMatchObject({ matchedExperiences: [experienceId], startedRuns: [], deliveredTo: [run!.id] });
+    for (const heard of [browsed, browsedAgain]) expect(rows.get(heard)!.routing_outcome).toMatchObject({ matchedExperiences: [], startedRuns: [], deliveredTo: [run!.id] });
+    // No goal or waitForEvent of the run listens to page.viewed: it is not handed over.
+    expect(rows.get(unheard)!.routing_outcome).toMatchObject({ startedRuns: [], deliveredTo: [] });
     expect(calls.started).toEqual([run!.workflow_id]);
     expect(calls.signalledWithStart).toEqual([run!.workflow_id]);
+    expect(calls.handedOver).toEqual([[browsed, browsedAgain]]);
 
-    // A retry of the activity after the commit finds both PROCESSED and carries their decisions out again.
-    await processInboundEvents({ em: orm.em.fork(), temporal }, [first, second]);
+    // A retry of the activity after the commit finds them PROCESSED and carries their decisions out again.
+    await processInboundEvents({ em: orm.em.fork(), temporal }, ids);
     expect(calls.started).toEqual([run!.workflow_id, run!.workflow_id]);
-    expect(calls.signalledWithStart).toEqual([run!.workflow_id, run!.workflow_id]);
+    expect(calls.handedOver).toEqual([[browsed, browsedAgain], [browsed, browsedAgain]]);
   });
 
   it('starts the runs one event enters side by side, not one after another', async () => {

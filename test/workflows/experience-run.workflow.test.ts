@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ExperienceDefinition } from '../../src/domain/experiences/definition-schema.ts';
 import type { EndRunInput } from '../../src/domain/experiences/run-steps.ts';
-import { cancelRun, runEvent, runState, type ExperienceRunInput, type ExperienceRunState, type ExperienceRunWorkflow } from '../../workflows/experience-run.contract.ts';
+import { cancelRun, runEvent, runEvents, runState, type ExperienceRunInput, type ExperienceRunState, type ExperienceRunWorkflow } from '../../workflows/experience-run.contract.ts';
 import { startExperienceRun } from '../../src/temporal/starters/experience-run.ts';
 import { connectTestEnvironment, recordHistoryIfAsked, startTimeSkippingEnvironment } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
@@ -153,7 +153,7 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
     expect(stub.named('end')).toEqual([expect.objectContaining({ endReason: 'max_duration', status: 'cancelled' })]);
   });
 
-  it('keeps an event that arrives between steps, and a later waitForEvent takes it; an unmatched one times out', async () => {
+  it('keeps events that arrive between steps (handed over together), and a later waitForEvent takes one; an unmatched one times out', async () => {
     const stub = stubActivities((eventId) => eventId === 'iev_opened_2');
     const flow = definition({
       nodes: [
@@ -165,10 +165,11 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
     });
     const result = await withRun(flow, stub, async (handle) => {
       await reach(handle, 'wait1');
-      // Both arrive while the run sleeps on wait1; only the second passes the condition.
-      await handle.signal(runEvent, event('app.opened', 'iev_opened_1'));
-      await handle.signal(runEvent, event('app.opened', 'iev_opened_2'));
-      return handle.result();
+      // Both arrive in one hand-over while the run sleeps on wait1; only the second passes the condition.
+      await handle.signal(runEvents, [event('app.opened', 'iev_opened_1'), event('app.opened', 'iev_opened_2')]);
+      const state = await handle.result();
+      await recordHistoryIfAsked(handle, 'experience-run-events-handed-over');
+      return state;
     });
     expect(result.path.map((step) => `${step.nodeId}:${step.outcome}`)).toEqual([
       `wait1:waited ${day} s`,

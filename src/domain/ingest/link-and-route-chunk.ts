@@ -5,7 +5,7 @@ import { Visitor } from '../../persistence/entities/visitor.ts';
 import { lockPersons, personKey, type Person } from '../../persistence/person-lock.ts';
 import { ingestWorkflowId } from '../../../workflows/ingest-event.contract.ts';
 import { clickedSendId, markClicked } from '../sends/record-click.ts';
-import { decideRouting, loadLiveRuns, loadTriggeredVersions, versionsTriggeredBy, type RoutedPerson } from '../routing/route-event.ts';
+import { decideRouting, loadLiveRuns, loadTriggeredVersions, versionsTriggeredBy, type LiveRun, type RoutedPerson } from '../routing/route-event.ts';
 import { createVisitor, mergeVisitorDetails } from '../visitors/link-visitor.ts';
 
 /**
@@ -44,7 +44,7 @@ export async function linkAndRouteChunk(
       ]),
     );
     const triggered = await loadTriggeredVersions(tx, distinctBy(fast, (row) => `${row.accountId}:${row.eventType}`));
-    const liveRuns = new Map<string, string[]>();
+    const liveRuns = new Map<string, LiveRun[]>();
     for (const accountId of new Set(fast.map((row) => row.accountId))) {
       const known = [...visitors.values()].filter((visitor) => visitor.accountId === accountId).map((visitor) => visitor.id);
       for (const [visitorId, runs] of await loadLiveRuns(tx, accountId, known)) liveRuns.set(visitorId, runs);
@@ -80,8 +80,8 @@ export async function linkAndRouteChunk(
       const versions = versionsTriggeredBy(triggered, row);
       if (versions.length > 0) await tx.flush(); // a run it starts refers to the visitor, which must be written first
       const live = person ? (liveRuns.get(person.id) ?? []) : [];
-      const routed = await decideRouting(tx, row, person, versions, live);
-      if (person) liveRuns.set(person.id, [...new Set([...live, ...routed.startedRuns])]);
+      const { outcome: routed, entered } = await decideRouting(tx, row, person, versions, live);
+      if (person) liveRuns.set(person.id, [...live, ...entered.filter((run) => !live.some((known) => known.id === run.id))]);
       Object.assign(row, { visitorId: person?.id ?? null, status: 'PROCESSED', statusReason: null, routingOutcome: { ...routed }, processedAt: new Date() });
       decided.set(row.id, row);
     }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import pMap from 'p-map';
 import type { Logger } from '../../logger.ts';
 import { Connection } from '../../persistence/entities/connection.ts';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
@@ -21,6 +22,8 @@ export interface ProcessedEvent {
 
 /** Persons processed side by side within one call; each person's events one after another. */
 const personsInParallel = 4;
+/** Held events' runs started side by side when a chunk is carried out. */
+const heldStartsInParallel = 16;
 
 /**
  * The work of one chunk of an `ingestBatch` run: every event still RECEIVED is linked to its visitor and routed, in
@@ -28,10 +31,12 @@ const personsInParallel = 4;
  * being processed elsewhere). A held event gets its own `ingestEvent` run, which waits for its person.
  *
  * Most events are decided together, in one transaction (`linkAndRouteChunk`); the events of a person with something
- * held, and every event if that transaction fails, go one by one through the steps an `ingestEvent` run takes. Then
- * each event's decision is carried out on Temporal. Idempotent: a retry skips what an earlier attempt decided and
+ * held, and every event if that transaction fails, go one by one through the steps an `ingestEvent` run takes. What
+ * was decided together is carried out on Temporal together, first: one dispatch for the chunk, in which a run
+ * reached by several events gets them in one signal. Idempotent: a retry skips what an earlier attempt decided and
  * carries its decision out again. A business failure marks that event FAILED and the others go on; any other
- * failure is thrown once every person has been tried, so the activity retries only what is left.
+ * failure of the per-event path is thrown once every person has been tried, so the activity retries only what is
+ * left (a failure to carry out the chunk's decisions is thrown at once: the retry carries them out again).
  */
 export async function processInboundEvents(
   deps: { em: EntityManager; temporal: TemporalAccess; logger?: Logger },
@@ -42,13 +47,16 @@ export async function processInboundEvents(
     (await deps.em.find(Connection, { id: { $in: [...new Set(rows.map((row) => row.connectionId))] } })).map((connection) => [connection.id, connection]),
   );
   const decided = await decideTogether(deps.em.fork(), rows, connections, deps.logger);
+  const current = rows.map((row) => decided.get(row.id) ?? row);
+  // What is decided (now, or by an earlier attempt) is carried out together, before the events still open: those
+  // are a person's later events, or events of persons with something held.
+  const outcomes = await carryOut(deps, current.filter((row) => row.status !== 'RECEIVED'), connections);
   const persons = new Map<string, InboundEvent[]>();
-  for (const row of rows) {
+  for (const row of current.filter((candidate) => candidate.status === 'RECEIVED')) {
     const key = row.clientUserId ? personKey({ accountId: row.accountId, clientUserId: row.clientUserId }) : row.id;
     persons.set(key, [...(persons.get(key) ?? []), row]);
   }
 
-  const outcomes: ProcessedEvent[] = [];
   let failure: { error: unknown } | undefined;
   const queue = [...persons.values()];
   const worker = async () => {
@@ -56,7 +64,7 @@ export async function processInboundEvents(
       for (const row of group) {
         const connection = connections.get(row.connectionId)!;
         try {
-          const state = await processOne(deps, decided.get(row.id) ?? row, connection);
+          const state = await processOne(deps, row, connection);
           outcomes.push({ eventId: row.id, state });
         } catch (error) {
           if (!(error instanceof DomainError)) {
@@ -94,8 +102,8 @@ async function decideTogether(
   }
 }
 
+/** The per-event path of an event still RECEIVED: the steps an `ingestEvent` run takes, one transaction each. */
 async function processOne(deps: { em: EntityManager; temporal: TemporalAccess }, row: InboundEvent, connection: Connection): Promise<IngestState> {
-  if (row.status !== 'RECEIVED') return carryOut(deps, row, connection);
   const em = deps.em.fork();
   const accepted = acceptedOf(row);
   const config = connection.eventConfig;
@@ -111,18 +119,22 @@ async function processOne(deps: { em: EntityManager; temporal: TemporalAccess },
 }
 
 /**
- * Carries out, on Temporal, what is stored for an event that is no longer RECEIVED, and answers its state: a held
- * event's run is started (an attempt may have held it and failed before), a routed event's runs are started and its
- * live runs handed the event (both harmless to repeat).
+ * Carries out, on Temporal, what is stored for events that are no longer RECEIVED, and answers their states: a held
+ * event's run is started (an attempt may have held it and failed before), the routed events' runs are started and
+ * their live runs handed the events, all in one dispatch (each harmless to repeat).
  */
-async function carryOut(deps: { em: EntityManager; temporal: TemporalAccess }, row: InboundEvent, connection: Connection): Promise<IngestState> {
-  if (row.status === 'HELD') {
-    await startIngestRun(deps.temporal, { version: 1, accepted: acceptedOf(row), config: connection.eventConfig }, sourceOf(connection));
-  }
-  const routed = row.status === 'PROCESSED' ? (row.routingOutcome as unknown as RoutingOutcome | null) : null;
-  if (routed && routed.startedRuns.length + routed.deliveredTo.length > 0) await dispatchRouting({ em: deps.em.fork(), temporal: deps.temporal }, row.id, routed);
-  const reason = routed?.reason ?? row.statusReason;
-  return { status: row.status, visitorId: row.visitorId ?? null, ...(reason ? { reason } : {}) };
+async function carryOut(deps: { em: EntityManager; temporal: TemporalAccess }, rows: InboundEvent[], connections: Map<string, Connection>): Promise<ProcessedEvent[]> {
+  await pMap(
+    rows.filter((row) => row.status === 'HELD'),
+    (row) => startIngestRun(deps.temporal, { version: 1, accepted: acceptedOf(row), config: connections.get(row.connectionId)!.eventConfig }, sourceOf(connections.get(row.connectionId)!)),
+    { concurrency: heldStartsInParallel },
+  );
+  const routed = rows.flatMap((row) => (row.status === 'PROCESSED' && row.routingOutcome ? [{ eventId: row.id, outcome: row.routingOutcome as unknown as RoutingOutcome }] : []));
+  await dispatchRouting({ em: deps.em.fork(), temporal: deps.temporal }, routed);
+  return rows.map((row) => {
+    const reason = row.status === 'PROCESSED' ? (row.routingOutcome as unknown as RoutingOutcome | null)?.reason : row.statusReason;
+    return { eventId: row.id, state: { status: row.status, visitorId: row.visitorId ?? null, ...(reason ? { reason } : {}) } };
+  });
 }
 
 const sourceOf = (connection: Connection) => `${connection.label} (${connection.provider})`;

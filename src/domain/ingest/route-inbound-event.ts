@@ -57,7 +57,7 @@ export async function routeInboundEvent(
     await tx.flush();
     return routed;
   });
-  await dispatchRouting(deps, input.eventId, outcome);
+  await dispatchRouting(deps, [{ eventId: input.eventId, outcome }]);
   return outcome;
 }
 

@@ -6,48 +6,68 @@ import { ExperienceVersion } from '../../persistence/entities/experience-version
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import type { ExperienceRunInput, RunEvent } from '../../../workflows/experience-run.contract.ts';
-import { deliverEventToRun, startExperienceRun } from '../../temporal/starters/experience-run.ts';
+import { deliverEventsToRun, startExperienceRun } from '../../temporal/starters/experience-run.ts';
 import type { RoutingOutcome } from './route-event.ts';
 
-/** Temporal calls one event's dispatch has in flight at once. */
+/** Temporal calls a dispatch has in flight at once. */
 const callsInParallel = 16;
 
+/** An event whose routing decision is stored, to be carried out. */
+export interface RoutedEvent {
+  eventId: string;
+  outcome: RoutingOutcome;
+}
+
 /**
- * Carries out a stored routing decision on Temporal: starts the runs it started and hands the event to the live runs
- * it reached. Idempotent, so it runs after every attempt of routing, the first and any retry: a run that exists is
- * not started again (its id is taken), a run that has ended is skipped, and a run drops an event it has already seen.
+ * Carries out stored routing decisions on Temporal, for one event or a chunk of them given in order of arrival:
+ * starts the runs they started, then hands each live run every event that reached it, in that order, in one signal
+ * (events of one person arriving together cost the run one workflow task, not one each). Idempotent, so it runs after
+ * every attempt of routing, the first and any retry: a run that exists is not started again (its id is taken), a run
+ * that has ended is skipped, and a run drops an event it has already seen.
  */
-export async function dispatchRouting(deps: { em: EntityManager; temporal: TemporalAccess }, eventId: string, outcome: RoutingOutcome): Promise<void> {
-  const ids = [...outcome.startedRuns, ...outcome.deliveredTo];
-  if (ids.length === 0) return;
-  const inputs = await runInputs(deps.em, ids);
-  const event = await deps.em.findOneOrFail(InboundEvent, { id: eventId }, { fields: ['id', 'eventType', 'occurredAt'] });
-  const runEvent: RunEvent = { eventId: event.id, eventType: event.eventType, occurredAt: event.occurredAt.toISOString() };
+export async function dispatchRouting(deps: { em: EntityManager; temporal: TemporalAccess }, routed: RoutedEvent[]): Promise<void> {
+  const started = [...new Set(routed.flatMap(({ outcome }) => outcome.startedRuns))];
+  const handOvers = new Map<string, string[]>();
+  for (const { eventId, outcome } of routed) for (const runId of outcome.deliveredTo) handOvers.set(runId, [...(handOvers.get(runId) ?? []), eventId]);
+  if (started.length === 0 && handOvers.size === 0) return;
+  const inputs = await runInputs(deps.em, [...new Set([...started, ...handOvers.keys()])]);
+  const events = await runEvents(deps.em, [...new Set([...handOvers.values()].flat())]);
   // Each call is one round trip to Temporal for a run of its own, so they go side by side: an event entering 99
-  // experiences waits for a few round trips, not 99. The starts still come before the deliveries, as before.
-  await pMap(outcome.startedRuns, async (runId) => {
+  // experiences waits for a few round trips, not 99. The starts come before the hand-overs.
+  await pMap(started, async (runId) => {
     const run = inputs.get(runId);
     if (run) await startExperienceRun(deps.temporal, run.workflowId, run.input);
   }, { concurrency: callsInParallel });
-  await pMap(outcome.deliveredTo, async (runId) => {
+  await pMap(handOvers, async ([runId, eventIds]) => {
     const run = inputs.get(runId);
-    // Not yet started (routing of its trigger has not dispatched): this starts it, with the event already in.
-    if (run) await deliverEventToRun(deps.temporal, run.workflowId, run.input, runEvent);
+    // Not yet started (routing of its trigger has not dispatched): this starts it, with the events already in.
+    if (run) await deliverEventsToRun(deps.temporal, run.workflowId, run.input, eventIds.map((eventId) => events.get(eventId)!));
   }, { concurrency: callsInParallel });
+}
+
+/** The events as a run receives them: ids, type and time only. */
+async function runEvents(em: EntityManager, ids: string[]): Promise<Map<string, RunEvent>> {
+  if (ids.length === 0) return new Map();
+  const rows = await em.find(InboundEvent, { id: { $in: ids } }, { fields: ['id', 'eventType', 'occurredAt'] });
+  return new Map(rows.map((row) => [row.id, { eventId: row.id, eventType: row.eventType, occurredAt: row.occurredAt.toISOString() }]));
 }
 
 /** Each run's workflow input, from its row, its experience's name, its version's definition and its trigger event. */
 async function runInputs(em: EntityManager, ids: string[]): Promise<Map<string, { workflowId: string; input: ExperienceRunInput }>> {
   const runs = await em.find(ExperienceRun, { id: { $in: ids } });
-  const [experiences, versions, triggers] = await Promise.all([
+  if (runs.length === 0) return new Map();
+  const versionKey = (run: { experienceId: string; version: number }) => `${run.experienceId}:${run.version}`;
+  const versionsNeeded = new Map(runs.map((run) => [versionKey(run), { experienceId: run.experienceId, version: run.version }]));
+  const [experiences, versionRows, triggers] = await Promise.all([
     em.find(Experience, { id: { $in: [...new Set(runs.map((run) => run.experienceId))] } }, { fields: ['id', 'name'] }),
-    em.find(ExperienceVersion, { $or: runs.map((run) => ({ experienceId: run.experienceId, version: run.version })) }),
-    em.find(InboundEvent, { id: { $in: [...new Set(runs.map((run) => run.triggerEventId))] } }, { fields: ['id', 'eventType', 'occurredAt'] }),
+    em.find(ExperienceVersion, { $or: [...versionsNeeded.values()] }),
+    runEvents(em, [...new Set(runs.map((run) => run.triggerEventId))]),
   ]);
+  const names = new Map(experiences.map((experience) => [experience.id, experience.name]));
+  const versions = new Map(versionRows.map((version) => [versionKey(version), version]));
   const inputs = new Map<string, { workflowId: string; input: ExperienceRunInput }>();
   for (const run of runs) {
-    const version = versions.find((candidate) => candidate.experienceId === run.experienceId && candidate.version === run.version)!;
-    const trigger = triggers.find((candidate) => candidate.id === run.triggerEventId)!;
+    const version = versions.get(versionKey(run))!;
     inputs.set(run.id, {
       workflowId: run.workflowId,
       input: {
@@ -55,12 +75,12 @@ async function runInputs(em: EntityManager, ids: string[]): Promise<Map<string, 
         runId: run.id,
         accountId: run.accountId,
         experienceId: run.experienceId,
-        experienceName: experiences.find((candidate) => candidate.id === run.experienceId)?.name ?? run.experienceId,
+        experienceName: names.get(run.experienceId) ?? run.experienceId,
         experienceVersion: run.version,
         definition: version.definition,
         visitorId: run.visitorId ?? null,
         clientUserId: run.clientUserId ?? null,
-        trigger: { eventId: trigger.id, eventType: trigger.eventType, occurredAt: trigger.occurredAt.toISOString() },
+        trigger: triggers.get(run.triggerEventId)!,
         enteredAt: run.enteredAt.getTime(),
       },
     });

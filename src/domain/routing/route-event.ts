@@ -10,6 +10,7 @@ import { experienceRunWorkflowId } from '../../../workflows/experience-run.contr
 import type { ExperienceContext } from '../../sandbox-safe/experiences/context-fields.ts';
 import { conditionsMet } from '../../sandbox-safe/experiences/evaluate-condition.ts';
 import type { ExperienceDefinition } from '../experiences/definition-schema.ts';
+import { eventTypesHeard } from '../../sandbox-safe/experiences/definition-graph.ts';
 
 /**
  * What routing decided for one event, stored on the event (GET /accounts/{accountId}/events shows it): the active
@@ -58,12 +59,42 @@ export async function loadTriggeredVersions(tx: EntityManager, triggers: Array<{
 export const versionsTriggeredBy = (byTrigger: Map<string, ExperienceVersion[]>, event: Pick<InboundEvent, 'accountId' | 'eventType'>) =>
   byTrigger.get(triggerKey(event.accountId, event.eventType)) ?? [];
 
-/** The ids of each visitor's running runs (of the account), by visitor id. */
-export async function loadLiveRuns(tx: EntityManager, accountId: string, visitorIds: string[]): Promise<Map<string, string[]>> {
-  const live = new Map<string, string[]>();
+/** A live run, with the event types it hears (`eventTypesHeard` of its version's definition). */
+export interface LiveRun {
+  id: string;
+  heard: ReadonlySet<string>;
+}
+
+// A version's definition never changes once published, so what it hears is kept per version; bounded, since only
+// the versions of live runs are ever looked up.
+const heardByVersion = new Map<string, ReadonlySet<string>>();
+const heardByVersionLimit = 10_000;
+const versionKey = (experienceId: string, version: number) => `${experienceId}\u0000${version}`;
+
+/** What runs of this version hear, remembered for the next lookup. */
+export function heardBy(version: Pick<ExperienceVersion, 'experienceId' | 'version' | 'definition'>): ReadonlySet<string> {
+  const key = versionKey(version.experienceId, version.version);
+  let heard = heardByVersion.get(key);
+  if (!heard) {
+    heard = eventTypesHeard(version.definition);
+    if (heardByVersion.size >= heardByVersionLimit) heardByVersion.delete(heardByVersion.keys().next().value!);
+    heardByVersion.set(key, heard);
+  }
+  return heard;
+}
+
+/** Each visitor's running runs (of the account), by visitor id. */
+export async function loadLiveRuns(tx: EntityManager, accountId: string, visitorIds: string[]): Promise<Map<string, LiveRun[]>> {
+  const live = new Map<string, LiveRun[]>();
   if (visitorIds.length === 0) return live;
-  const runs = await tx.find(ExperienceRun, { accountId, visitorId: { $in: visitorIds }, status: 'running' }, { fields: ['id', 'visitorId'] });
-  for (const run of runs) live.set(run.visitorId!, [...(live.get(run.visitorId!) ?? []), run.id]);
+  const runs = await tx.find(ExperienceRun, { accountId, visitorId: { $in: visitorIds }, status: 'running' }, { fields: ['id', 'visitorId', 'experienceId', 'version'] });
+  const unknown = new Map<string, { experienceId: string; version: number }>();
+  for (const run of runs) if (!heardByVersion.has(versionKey(run.experienceId, run.version))) unknown.set(versionKey(run.experienceId, run.version), { experienceId: run.experienceId, version: run.version });
+  if (unknown.size > 0) for (const version of await tx.find(ExperienceVersion, { $or: [...unknown.values()] })) heardBy(version);
+  for (const run of runs) {
+    const heard = heardByVersion.get(versionKey(run.experienceId, run.version)) ?? new Set<string>();
+    live.set(run.visitorId!, [...(live.get(run.visitorId!) ?? []), { id: run.id, heard }]);
+  }
   return live;
 }
 
@@ -78,25 +109,27 @@ export async function routeEvent(tx: EntityManager, event: InboundEvent, visitor
   const visitor = visitorId ? await tx.findOne(Visitor, { id: visitorId }, { fields: ['clientUserId', 'attributes'] }) : null;
   const person = visitor ? { id: visitorId!, clientUserId: visitor.clientUserId, attributes: visitor.attributes } : null;
   const live = person ? ((await loadLiveRuns(tx, event.accountId, [person.id])).get(person.id) ?? []) : [];
-  return decideRouting(tx, event, person, versions, live);
+  return (await decideRouting(tx, event, person, versions, live)).outcome;
 }
 
 /**
  * The decision of `routeEvent` from what it read: the triggered versions and the person's live runs (which must
- * include the runs started by the person's earlier events in the same transaction). Writes the runs it starts.
+ * include the runs started by the person's earlier events in the same transaction, `entered`). Writes the runs it
+ * starts. The event reaches the live runs that hear its type.
  */
 export async function decideRouting(
   tx: EntityManager,
   event: InboundEvent,
   person: RoutedPerson | null,
   versions: ExperienceVersion[],
-  liveRuns: string[],
-): Promise<RoutingOutcome> {
+  liveRuns: LiveRun[],
+): Promise<{ outcome: RoutingOutcome; entered: LiveRun[] }> {
   const own = { eventType: event.eventType, attributes: event.attributes ?? {} };
   const context: ExperienceContext = { event: own, trigger: own, visitor: person ? { clientUserId: person.clientUserId, attributes: person.attributes } : null };
 
   const matchedExperiences: string[] = [];
   const startedRuns: string[] = [];
+  const entered: LiveRun[] = [];
   /** Experiences the event's type triggers whose trigger conditions did not hold for it. */
   const conditionsFailed: ExperienceVersion[] = [];
   for (const version of versions) {
@@ -107,11 +140,15 @@ export async function decideRouting(
     }
     matchedExperiences.push(version.experienceId);
     const runId = await enterRun(tx, event, version.experienceId, version.version, definition, person);
-    if (runId) startedRuns.push(runId);
+    if (runId) {
+      startedRuns.push(runId);
+      entered.push({ id: runId, heard: heardBy(version) });
+    }
   }
 
-  const deliveredTo = liveRuns.filter((runId) => !startedRuns.includes(runId));
-  return { matchedExperiences, startedRuns, deliveredTo, reason: routingReason(event.eventType, matchedExperiences, startedRuns, deliveredTo, conditionsFailed) };
+  const deliveredTo = liveRuns.filter((run) => run.heard.has(event.eventType) && !startedRuns.includes(run.id)).map((run) => run.id);
+  const reason = routingReason(event.eventType, matchedExperiences, startedRuns, deliveredTo, conditionsFailed);
+  return { outcome: { matchedExperiences, startedRuns, deliveredTo, reason }, entered };
 }
 
 /**

@@ -43,6 +43,17 @@ export function goalsForEventType(definition: ExperienceDefinition, eventType: s
 }
 
 /**
+ * The event types a run of this definition does anything with: its goals' and its waitForEvent nodes' types. An event
+ * of any other type changes nothing in the run (its conditions read events by id from Postgres, not from the run), so
+ * routing hands a live run only events of these types.
+ */
+export function eventTypesHeard(definition: ExperienceDefinition): Set<string> {
+  const heard = new Set(definition.goals.map((goal) => goal.eventType));
+  for (const node of definition.nodes) if (node.type === 'waitForEvent') heard.add(node.eventType);
+  return heard;
+}
+
+/**
  * A well-spread 32-bit hash of the seed: FNV-1a over its UTF-16 code units, then MurmurHash3's finaliser, so that
  * seeds differing only in their last characters (run-1, run-2) still land far apart.
  */

@@ -1,7 +1,7 @@
 import {
   experienceRunSearchAttributes,
   experienceRunWorkflowType,
-  runEvent,
+  runEvents,
   type ExperienceRunInput,
   type ExperienceRunWorkflow,
   type RunEvent,
@@ -27,15 +27,15 @@ export function startExperienceRun(temporal: TemporalAccess, workflowId: string,
 }
 
 /**
- * Hands an event to a live run, starting the run first if its start has not happened yet (so an event that follows
- * its trigger closely is not lost). False when the run has already ended.
+ * Hands events to a live run in one signal, in order, starting the run first if its start has not happened yet (so
+ * an event that follows its trigger closely is not lost). False when the run has already ended.
  */
-export function deliverEventToRun(temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput, event: RunEvent): Promise<boolean> {
+export function deliverEventsToRun(temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput, events: RunEvent[]): Promise<boolean> {
   return startOnce(() =>
-    temporal.client.workflow.signalWithStart<ExperienceRunWorkflow, [RunEvent]>(experienceRunWorkflowType, {
+    temporal.client.workflow.signalWithStart<ExperienceRunWorkflow, [RunEvent[]]>(experienceRunWorkflowType, {
       ...startOptions(temporal, workflowId, input),
-      signal: runEvent,
-      signalArgs: [event],
+      signal: runEvents,
+      signalArgs: [events],
     }),
   );
 }

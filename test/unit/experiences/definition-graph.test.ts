@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSplitBranch, goalsForEventType, hashSeed, nodeById, nodeEdges } from '../../../src/sandbox-safe/experiences/definition-graph.ts';
+import { chooseSplitBranch, eventTypesHeard, goalsForEventType, hashSeed, nodeById, nodeEdges } from '../../../src/sandbox-safe/experiences/definition-graph.ts';
 import { experienceDefinitionSchema, type SplitBranch } from '../../../src/domain/experiences/definition-schema.ts';
 import { sampleDefinition } from '../../support/experiences.ts';
 
@@ -26,6 +26,11 @@ describe('definition graph navigation', () => {
   it('finds the goals of an event type', () => {
     expect(goalsForEventType(definition, 'purchase').map((goal) => goal.id)).toEqual(['purchased']);
     expect(goalsForEventType(definition, 'signup')).toEqual([]);
+  });
+
+  it('hears the event types of its goals and waitForEvent nodes, and no other (not even its trigger)', () => {
+    expect([...eventTypesHeard(definition)].sort()).toEqual(['app.opened', 'purchase']);
+    expect(eventTypesHeard({ ...definition, goals: [], nodes: definition.nodes.filter((node) => node.type !== 'waitForEvent') })).toEqual(new Set());
   });
 });
 
