@@ -2,10 +2,14 @@
  * `npm run bench:flows`: ingested events routed into flows while many experiences are active and many runs are live,
  * through the whole service (the real API, worker, Postgres and a Temporal dev server, all in this process).
  *
- * 1. Set-up: EXPERIENCES active experiences. All but one start on `visit` and then wait 30 days; enough `visit`
- *    events are posted that RUNS runs are live (each `visit` enters every waiting experience). The last one starts on
- *    `signup` and fires a webhook action at once. Timed until the runs' rows are written, until Temporal has started
- *    every run, and until the task queue is empty; nothing is measured before then.
+ * The worker and the API run in processes of their own (`npm run worker`, `npm run api`), so each one's CPU and the
+ * worker's peak memory are its own.
+ *
+ * 1. Set-up: EXPERIENCES active experiences. All but two start on `visit` and then wait 30 days; enough `visit`
+ *    events are posted that RUNS runs are live (each `visit` enters every waiting experience). One starts on
+ *    `signup` and fires a webhook action at once. The last, `Checkout`, starts on `cart` and waits for `checkout`,
+ *    with an exit goal on `purchase`: ADVANCE_RUNS shoppers post a `cart` each. Timed until the runs' rows are
+ *    written, until Temporal has started every run, and until the task queue is empty; nothing is measured before.
  * 2. Ingest acceptance (the bench:ingest service path): CLIENTS closed-loop clients post an event type no experience
  *    listens to for DURATION_S; accepted/s. Then the events are processed and their batch runs closed.
  * 3. One at a time: SOLO `webhook.test` events, then SOLO `signup` events of new people, each sent once the last one
@@ -16,14 +20,23 @@
  *    every active experience and the people's live runs, starts a run, and the run's webhook action reaches a local
  *    HTTPS receiver. Events routed per second (post of the first → the last PROCESSED) and post →
  *    `experience.action` receipt per event (which, with acceptance far faster than processing, is mostly queueing).
- * 6. The Temporal floor (one workflow, one activity per unit) on the same server.
+ * 6. Advancing live runs: CLIENTS clients post, for one shopper after another, a `checkout` (the run's waitForEvent
+ *    takes it) and a `purchase` (its goal ends the run), side by side, for DURATION_S or until the shoppers run out.
+ *    Events routed per second, and the later post → `experience.goal.reached` receipt per shopper.
+ * 7. The Temporal floor (one workflow, one activity per unit) on the same server.
  *
- * Ratios: routed/s over ingest accepted/s, flow latency over delivery latency, routed/s over the floor. Figures go to
- * stdout (the last line is one JSON object), progress to stderr. Optional environment: EXPERIENCES (100), RUNS
- * (10000), DURATION_S (15), CLIENTS (16), DELIVERIES (200), CONCURRENCY (16), SOLO (20), DATABASE_URL, LOG_LEVEL.
+ * Phases 5 and 6 also print what each routed event cost: workflow tasks, activities, local activities and history
+ * events (read from the histories of the runs the phase started or closed), and CPU ms of the dev server, the
+ * worker, PostgreSQL and the API. Ratios: routed/s over ingest accepted/s, flow latency over delivery latency,
+ * routed/s over the floor. Figures go to stdout (the last line is one JSON object), progress to stderr. Optional
+ * environment: EXPERIENCES (100), RUNS (10000), ADVANCE_RUNS (4000), DURATION_S (15), CLIENTS (16), DELIVERIES
+ * (200), CONCURRENCY (16), SOLO (20), DATABASE_URL, LOG_LEVEL; for experiments, WORKER_NODE_OPTIONS (NODE_OPTIONS
+ * of the worker process, e.g. --cpu-prof).
  */
 import { randomBytes } from 'node:crypto';
-import { loadavg } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadavg, tmpdir } from 'node:os';
 import type pg from 'pg';
 import protos from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
@@ -42,14 +55,20 @@ import { experienceRunWorkflowType } from '../workflows/experience-run.contract.
 import { ingestBatchWorkflowType } from '../workflows/ingest-batch.contract.ts';
 import { driveLoad, type LoadRequest, type LoadResult } from './support/http-load.ts';
 import { createJsonClient } from './support/json-client.ts';
+import { medianStages, type TracedEvent } from './support/flow-stages.ts';
 import { machineLines } from './support/machine.ts';
 import { Recording, startBenchReceiver } from './support/receiver.ts';
-import { runBench, startBenchApi, startBenchWorker, startStack, type BenchContext } from './support/stack.ts';
+import { processMemoryMiB } from './support/memory.ts';
+import { cpuSpent, readCpu, type CpuReading } from './support/process-cpu.ts';
+import { runBench, startBenchApiProcess, startBenchWorkerProcess, startStack, type BenchContext } from './support/stack.ts';
+import { temporalCostSince, totalCost, type TemporalCost } from './support/temporal-cost.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
 
-const EXPERIENCES = positiveInt('EXPERIENCES', 100, 2);
+const EXPERIENCES = positiveInt('EXPERIENCES', 100, 3);
 const RUNS = positiveInt('RUNS', 10_000);
+const ADVANCE_RUNS = positiveInt('ADVANCE_RUNS', 4000);
+const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? '';
 const DURATION_S = positiveInt('DURATION_S', 15);
 const CLIENTS = positiveInt('CLIENTS', 16);
 const DELIVERIES = positiveInt('DELIVERIES', 200);
@@ -86,6 +105,19 @@ const measuredDefinition: ExperienceDefinitionInput = {
   start: 'welcome',
   nodes: [
     { id: 'welcome', type: 'webhook', result: { step: 'welcome' }, next: 'done' },
+    { id: 'done', type: 'exit' },
+  ],
+};
+
+const checkoutDefinition: ExperienceDefinitionInput = {
+  name: 'Checkout (advanced)',
+  trigger: { eventType: 'cart' },
+  entry: { reentry: 'never' },
+  goals: [{ id: 'bought', eventType: 'purchase', exit: true }],
+  start: 'await',
+  nodes: [
+    { id: 'await', type: 'waitForEvent', eventType: 'checkout', timeoutSeconds: 30 * 86_400, next: 'linger', timeoutNext: 'done' },
+    { id: 'linger', type: 'wait', seconds: 30 * 86_400, next: 'done' },
     { id: 'done', type: 'exit' },
   ],
 };
@@ -149,12 +181,17 @@ async function taskQueueBacklog(client: Client): Promise<number> {
   return backlog;
 }
 
-/** When each person's `experience.action` arrived, from the bodies a recording kept. */
-function actionReceipts(recording: Recording): Map<string, number> {
-  const byUser = new Map<string, number>();
+/** When each person's outbound event of this type (`experience.action` unless named) arrived, from the bodies a recording kept. */
+function receiptsByPerson(recording: Recording, type = 'experience.action'): Map<string, number> {
+  return new Map([...receivedEventsByPerson(recording, type)].map(([user, { at }]) => [user, at]));
+}
+
+/** As `receiptsByPerson`, with each receipt's webhook-id (the outbound event's id). */
+function receivedEventsByPerson(recording: Recording, type = 'experience.action'): Map<string, { at: number; id: string }> {
+  const byUser = new Map<string, { at: number; id: string }>();
   for (const [id, body] of recording.bodies) {
     const envelope = JSON.parse(body) as { type: string; data: { clientUserId: string | null } };
-    if (envelope.type === 'experience.action' && envelope.data.clientUserId) byUser.set(envelope.data.clientUserId, recording.receivedAt.get(id)!);
+    if (envelope.type === type && envelope.data.clientUserId) byUser.set(envelope.data.clientUserId, { at: recording.receivedAt.get(id)!, id });
   }
   return byUser;
 }
@@ -176,20 +213,69 @@ const latencyFigures = (latencies: number[]) => {
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN };
 };
 
+/** Waits until no ingest batch run is open and no task is queued: what a phase set going has finished. */
+async function waitForQuiet(client: Client, signal: AbortSignal): Promise<void> {
+  await waitUntil(
+    'quiet',
+    async () => {
+      const { count } = await client.workflow.count(`TaskQueue = '${taskQueue}' AND WorkflowType = '${ingestBatchWorkflowType}' AND ExecutionStatus = 'Running'`);
+      const backlog = await taskQueueBacklog(client);
+      return { done: count === 0 && backlog === 0, line: `${count} ingest batch runs open, ${backlog} tasks queued` };
+    },
+    signal,
+  );
+}
+
+/** CPU ms per routed event of the dev server, the worker, PostgreSQL (this database) and the API, between two readings. */
+function cpuPerEvent(before: CpuReading | undefined, after: CpuReading | undefined, events: number) {
+  const spent = new Map(before && after ? cpuSpent(before, after) : []);
+  const ms = (name: string) => ((spent.get(name) ?? Number.NaN) * 1000) / events;
+  return { temporal: ms('Temporal dev server'), worker: ms('worker'), postgres: ms('PostgreSQL (this database)'), api: ms('API') };
+}
+
+/** A phase's Temporal cost per routed event, with the runs of each workflow type. */
+function perEvent(byType: Map<string, TemporalCost>, events: number) {
+  const total = totalCost(byType);
+  return {
+    workflowTasks: total.workflowTasks / events,
+    activities: total.activities / events,
+    localActivities: total.localActivities / events,
+    historyEvents: total.historyEvents / events,
+    /** Per type: runs read, and workflow tasks, activities and local activities per routed event. */
+    byType: [...byType].map(([type, cost]) => ({ type, runs: cost.runs, workflowTasks: cost.workflowTasks / events, activities: cost.activities / events, localActivities: cost.localActivities / events })),
+  };
+}
+
 async function main(context: BenchContext): Promise<number> {
   const { signal, teardown } = context;
   const loadAtStart = loadavg();
-  const waitingExperiences = EXPERIENCES - 1;
+  const waitingExperiences = EXPERIENCES - 2;
   const visitors = Math.ceil(RUNS / waitingExperiences);
-  progress(`EXPERIENCES=${EXPERIENCES} RUNS=${RUNS} (${visitors} people × ${waitingExperiences} waiting experiences) DURATION_S=${DURATION_S} CLIENTS=${CLIENTS}`);
+  progress(
+    `EXPERIENCES=${EXPERIENCES} RUNS=${RUNS} (${visitors} people × ${waitingExperiences} waiting experiences) ADVANCE_RUNS=${ADVANCE_RUNS} DURATION_S=${DURATION_S} CLIENTS=${CLIENTS}`,
+  );
 
   const stack = await startStack(context, progress, { taskQueue, namespace, outboundAllowCidrs: allowCidrs });
   const { workerOrm, sql, settings } = stack;
   const certificate = await generateTestCertificate();
   const receiver = await startBenchReceiver(certificate);
   teardown.add('receiver', receiver.close);
-  await startBenchWorker(context, progress, stack, { outboundCa: certificate.cert });
-  const { api } = await startBenchApi(context, progress, stack, { rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } });
+  // The worker trusts the receiver's certificate as production trusts a private CA: NODE_EXTRA_CA_CERTS.
+  const caFile = join(tmpdir(), `bench-flows-ca-${runTag}.pem`);
+  await writeFile(caFile, certificate.cert);
+  teardown.add('CA file', () => rm(caFile, { force: true }));
+  progress('starting the worker and the API, each in a process of its own');
+  const worker = await startBenchWorkerProcess(context, stack, {
+    NODE_EXTRA_CA_CERTS: caFile,
+    OUTBOUND_ALLOW_CIDRS: allowCidrs,
+    ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
+  });
+  const api = await startBenchApiProcess(context, stack, { INGEST_RATE_LIMIT_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BURST: '1000000' });
+  const processes = new Map([
+    [worker.pid!, 'worker'],
+    [api.pid, 'API'],
+  ]);
+  const databaseName = new URL(settings.databaseUrl).pathname.slice(1);
 
   const em = () => workerOrm.em.fork();
   const secrets = createSecretBox(settings.secretsKey);
@@ -198,7 +284,7 @@ async function main(context: BenchContext): Promise<number> {
   const { connection, signingSecret } = await createConnection({ em: em(), secrets, outbound }, account.id, { provider: 'direct', label: 'bench' });
   const { endpoint, secret } = await createEndpoint({ em: em(), secrets, outbound }, account.id, {
     url: receiver.url,
-    eventTypes: ['experience.action', 'webhook.test'],
+    eventTypes: ['experience.action', 'experience.goal.reached', 'webhook.test'],
     description: 'bench receiver',
   });
   receiver.secrets = [secret];
@@ -206,7 +292,7 @@ async function main(context: BenchContext): Promise<number> {
 
   // --- 1. Active experiences and live runs ---------------------------------------------------------------------
   progress(`publishing ${EXPERIENCES} experiences`);
-  const definitions = [...Array.from({ length: waitingExperiences }, (_, index) => waitingDefinition(index)), measuredDefinition];
+  const definitions = [...Array.from({ length: waitingExperiences }, (_, index) => waitingDefinition(index)), measuredDefinition, checkoutDefinition];
   for (const input of definitions) {
     const experience = await createExperience(em(), account.id, { definition: experienceDefinitionSchema.parse(input) });
     await publishExperience(em(), account.id, experience.id);
@@ -215,18 +301,22 @@ async function main(context: BenchContext): Promise<number> {
   const visitRequest = eventRequests(target, 'visit', 'visit', (index) => `visitor-${index}`);
   const client = createJsonClient(api.url, CONCURRENCY);
   teardown.add('API client', async () => client.close());
-  await runBounded(visitors, CONCURRENCY, async (index) => {
-    const request = visitRequest(index);
+  const post = async (request: LoadRequest) => {
     const answer = await fetch(`${api.url}${request.path}`, { method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: request.body });
-    if (answer.status !== 202) throw new Error(`visit event answered ${answer.status}: ${await answer.text()}`);
-  });
-  const liveTarget = visitors * waitingExperiences;
+    if (answer.status !== 202) throw new Error(`event answered ${answer.status}: ${await answer.text()}`);
+  };
   const liveStarted = now();
+  await runBounded(visitors, CONCURRENCY, (index) => post(visitRequest(index)));
+  progress(`posting ${ADVANCE_RUNS} cart events to start as many checkout runs`);
+  const cartRequest = eventRequests(target, 'cart', 'cart', (index) => `shopper-${index}`);
+  await runBounded(ADVANCE_RUNS, CONCURRENCY, (index) => post(cartRequest(index)));
+  const liveTarget = visitors * waitingExperiences;
+  const setupRuns = liveTarget + ADVANCE_RUNS;
   await waitUntil(
     'live runs',
     async () => {
-      const live = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and status = 'running' and current_node_id = 'wait'`, [account.id]);
-      return { done: live >= liveTarget, line: `${live}/${liveTarget} runs waiting` };
+      const live = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and status = 'running' and current_node_id in ('wait', 'await')`, [account.id]);
+      return { done: live >= setupRuns, line: `${live}/${setupRuns} runs waiting` };
     },
     signal,
   );
@@ -236,7 +326,7 @@ async function main(context: BenchContext): Promise<number> {
     'runs started',
     async () => {
       const { count } = await stack.temporal.client.workflow.count(`TaskQueue = '${taskQueue}' AND WorkflowType = '${experienceRunWorkflowType}' AND ExecutionStatus = 'Running'`);
-      return { done: count >= liveTarget, line: `${count}/${liveTarget} runs started` };
+      return { done: count >= setupRuns, line: `${count}/${setupRuns} runs started` };
     },
     signal,
   );
@@ -267,15 +357,7 @@ async function main(context: BenchContext): Promise<number> {
 
   // The events are PROCESSED before their batch runs close: wait for those runs and every queued task, so that the
   // one-at-a-time phase measures latency with nothing queued, not the tail of this backlog.
-  await waitUntil(
-    'ingest runs',
-    async () => {
-      const { count } = await stack.temporal.client.workflow.count(`TaskQueue = '${taskQueue}' AND WorkflowType = '${ingestBatchWorkflowType}' AND ExecutionStatus = 'Running'`);
-      const backlog = await taskQueueBacklog(stack.temporal.client);
-      return { done: count === 0 && backlog === 0, line: `${count} ingest batch runs open, ${backlog} tasks queued` };
-    },
-    signal,
-  );
+  await waitForQuiet(stack.temporal.client, signal);
 
   // --- 3. One at a time: latency with nothing queued ------------------------------------------------------------
   progress(`one in flight: ${SOLO} test events, then ${SOLO} signups, each after the last one arrived`);
@@ -291,18 +373,19 @@ async function main(context: BenchContext): Promise<number> {
     soloDelivery.push(soloRecording.receivedAt.get(eventId)! - sent);
   }
   const soloSignup = eventRequests(target, 'solo', 'signup', (index) => `solo-${index}`);
-  const soloFlow: number[] = [];
+  const soloFlow: TracedEvent[] = [];
   for (let index = 0; index < SOLO; index++) {
     const request = soloSignup(index);
     const sent = now();
     const answer = await fetch(`${api.url}${request.path}`, { method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: request.body });
     if (answer.status !== 202) throw new Error(`signup answered ${answer.status}`);
-    let receivedAt: number | undefined;
-    await until('one signup', () => (receivedAt = actionReceipts(soloRecording).get(`solo-${index}`)) !== undefined, signal);
-    soloFlow.push(receivedAt! - sent);
+    let received: { at: number; id: string } | undefined;
+    await until('one signup', () => (received = receivedEventsByPerson(soloRecording).get(`solo-${index}`)) !== undefined, signal);
+    soloFlow.push({ messageId: (JSON.parse(request.body) as { messageId: string }).messageId, postedAt: sent, receivedAt: received!.at, actionEventId: received!.id });
   }
   const soloDeliveryLatency = latencyFigures(soloDelivery);
-  const soloFlowLatency = latencyFigures(soloFlow);
+  const soloFlowLatency = latencyFigures(soloFlow.map((event) => event.receivedAt - event.postedAt));
+  const soloStages = await medianStages(sql, stack.temporal.client, soloFlow);
 
   // --- 4. Delivery under load ----------------------------------------------------------------------------------
   progress(`delivery: ${DELIVERIES} test events, ${CONCURRENCY} in flight`);
@@ -319,8 +402,10 @@ async function main(context: BenchContext): Promise<number> {
   const deliveryLatency = latencyFigures([...testSentAt].map(([id, sent]) => deliveryRecording.receivedAt.get(id)! - sent));
 
   // --- 5. Flows under load ------------------------------------------------------------------------------------
+  await waitForQuiet(stack.temporal.client, signal);
   const flowRecording = new Recording(true);
   receiver.recording = flowRecording;
+  const flowCpuBefore = readCpu(processes, databaseName);
   const flowStarted = now();
   const signups = await load('flows', { origin: api.url, next: eventRequests(target, 'signup', 'signup', (index) => `newcomer-${index}`) }, signal);
   await waitUntil('flows', async () => ({ done: flowRecording.receivedAt.size >= signups.acceptedTags.length, line: `${flowRecording.receivedAt.size}/${signups.acceptedTags.length} actions received` }), signal);
@@ -330,39 +415,126 @@ async function main(context: BenchContext): Promise<number> {
   );
   const routedCount = Number(routed[0]!.n);
   const routedPerSecond = routedCount / ((new Date(routed[0]!.last).getTime() - flowStarted) / 1000);
-  const received = actionReceipts(flowRecording);
+  const received = receiptsByPerson(flowRecording);
   const flowLatency = latencyFigures(signups.acceptedTags.flatMap((user, index) => (received.has(user) ? [received.get(user)! - signups.acceptedSentAt[index]!] : [])));
-  const lost = signups.acceptedTags.filter((user) => !received.has(user)).length;
-  const recordings = [soloRecording, deliveryRecording, flowRecording];
+  const flowLost = signups.acceptedTags.filter((user) => !received.has(user)).length;
+  await waitForQuiet(stack.temporal.client, signal);
+  const flowCpu = cpuPerEvent(flowCpuBefore, readCpu(processes, databaseName), routedCount);
+  progress('reading the histories of the flows phase');
+  const flowCost = perEvent(await temporalCostSince(stack.temporal.client, taskQueue, flowStarted), routedCount);
+
+  // --- 6. Advancing live runs ----------------------------------------------------------------------------------
+  const advanceRecording = new Recording(true);
+  receiver.recording = advanceRecording;
+  const shoppersLeft = new AbortController();
+  const shopperOf = (index: number) => `shopper-${Math.floor(index / 2)}`;
+  const checkout = eventRequests(target, 'advance', 'checkout', shopperOf);
+  const purchase = eventRequests(target, 'advance', 'purchase', shopperOf);
+  const advanceCpuBefore = readCpu(processes, databaseName);
+  const advanceStarted = now();
+  progress(`advancing: ${CLIENTS} clients post a checkout and a purchase per shopper for ${DURATION_S} s (${ADVANCE_RUNS} shoppers at most)`);
+  const advance = await driveLoad({
+    origin: api.url,
+    clients: CLIENTS,
+    durationMs: DURATION_S * 1000,
+    next: (index) => {
+      if (index >= 2 * ADVANCE_RUNS - 1) shoppersLeft.abort();
+      // A shopper's two events go out one after the other, from two clients side by side: they arrive together.
+      return (index % 2 === 0 ? checkout : purchase)(index);
+    },
+    signal: AbortSignal.any([signal, shoppersLeft.signal]),
+    onProgress: (elapsedMs, accepted) => progress(`advancing: ${fmt(elapsedMs / 1000, 0)} s, ${accepted} accepted`),
+  });
+  signal.throwIfAborted();
+  const advanced = new Map<string, number>();
+  advance.acceptedTags.forEach((shopper, index) => advanced.set(shopper, Math.max(advanced.get(shopper) ?? 0, advance.acceptedSentAt[index]!)));
+  const fullyPosted = [...advanced.keys()].filter((shopper) => advance.acceptedTags.filter((tag) => tag === shopper).length === 2);
+  await waitUntil(
+    'advancing',
+    async () => {
+      const goals = receiptsByPerson(advanceRecording, 'experience.goal.reached').size;
+      return { done: goals >= fullyPosted.length, line: `${goals}/${fullyPosted.length} goals received` };
+    },
+    signal,
+  );
+  const { rows: advancedRows } = await sql.query<{ n: string; last: Date }>(
+    `select count(*) as n, max(processed_at) as last from inbound_events where connection_id = $1 and status = 'PROCESSED' and message_id like 'advance-%'`,
+    [connection.id],
+  );
+  const advancedCount = Number(advancedRows[0]!.n);
+  const advancePerSecond = advancedCount / ((new Date(advancedRows[0]!.last).getTime() - advanceStarted) / 1000);
+  const goalReceipts = receiptsByPerson(advanceRecording, 'experience.goal.reached');
+  const advanceLatency = latencyFigures(fullyPosted.flatMap((shopper) => (goalReceipts.has(shopper) ? [goalReceipts.get(shopper)! - advanced.get(shopper)!] : [])));
+  const advanceLost = fullyPosted.filter((shopper) => !goalReceipts.has(shopper)).length;
+  await waitForQuiet(stack.temporal.client, signal);
+  // A run records its end after it has published its goal, which may arrive first: wait for the ends too.
+  let endedByGoal = 0;
+  await waitUntil(
+    'advanced runs ended',
+    async () => {
+      endedByGoal = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and client_user_id = any($2) and status = 'goal_reached'`, [account.id, fullyPosted]);
+      return { done: endedByGoal >= fullyPosted.length, line: `${endedByGoal}/${fullyPosted.length} ended by their goal` };
+    },
+    signal,
+  );
+  const advanceCpu = cpuPerEvent(advanceCpuBefore, readCpu(processes, databaseName), advancedCount);
+  progress('reading the histories of the advancing phase');
+  const advanceCost = perEvent(await temporalCostSince(stack.temporal.client, taskQueue, advanceStarted), advancedCount);
+
+  const recordings = [soloRecording, deliveryRecording, flowRecording, advanceRecording];
   const duplicates = recordings.reduce((sum, recording) => sum + recording.duplicates, 0);
   const signatureFailures = recordings.reduce((sum, recording) => sum + recording.signatureFailures, 0);
+  const lost = flowLost + advanceLost;
   const stillLive = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and status = 'running' and current_node_id = 'wait'`, [account.id]);
+  const workerPeakRssMiB = (await processMemoryMiB(worker.pid!)).peakMiB;
 
-  // --- 6. The Temporal floor -----------------------------------------------------------------------------------
+  // --- 7. The Temporal floor -----------------------------------------------------------------------------------
   progress('measuring the Temporal floor');
   const floor = await measureTemporalFloor({ address: settings.temporalAddress, namespace, units: 300, concurrency: CLIENTS });
 
   // --- Report --------------------------------------------------------------------------------------------------
   const ms = (value: number) => fmt(value, 1);
-  out(`bench/flows  EXPERIENCES=${EXPERIENCES}  live runs=${stillLive}  DURATION_S=${DURATION_S}  CLIENTS=${CLIENTS}  DELIVERIES=${DELIVERIES}  CONCURRENCY=${CONCURRENCY}`);
+  const costLine = (label: string, cost: ReturnType<typeof perEvent>, cpu: ReturnType<typeof cpuPerEvent>) =>
+    `  ${label}: ${fmt(cost.workflowTasks, 2)} workflow tasks, ${fmt(cost.activities, 2)} activities, ${fmt(cost.localActivities, 2)} local activities, ` +
+    `${fmt(cost.historyEvents, 1)} history events; CPU ms: dev server ${fmt(cpu.temporal, 2)}, worker ${fmt(cpu.worker, 2)}, PostgreSQL ${fmt(cpu.postgres, 2)}, API ${fmt(cpu.api, 2)} ` +
+    `\n    by type: ${cost.byType.map((entry) => `${entry.type} (${entry.runs} runs) ${fmt(entry.workflowTasks, 2)}/${fmt(entry.activities, 2)}/${fmt(entry.localActivities, 2)}`).join(', ')} (workflow tasks/activities/local activities)`;
+  out(`bench/flows  EXPERIENCES=${EXPERIENCES}  live runs=${stillLive}  ADVANCE_RUNS=${ADVANCE_RUNS}  DURATION_S=${DURATION_S}  CLIENTS=${CLIENTS}  DELIVERIES=${DELIVERIES}  CONCURRENCY=${CONCURRENCY}`);
   out();
-  out(`Set-up: ${liveTarget} runs routed (rows written) after ${fmt(liveS, 1)} s, started in Temporal after ${fmt(startedS, 1)} s (${fmt(liveTarget / startedS, 1)} runs started/s from ${visitors} visit events); task queue empty after ${fmt(settledS, 1)} s`);
+  out(
+    `Set-up: ${setupRuns} runs routed (rows written) after ${fmt(liveS, 1)} s, started in Temporal after ${fmt(startedS, 1)} s ` +
+      `(${fmt(setupRuns / startedS, 1)} runs started/s from ${visitors} visit and ${ADVANCE_RUNS} cart events, posting included); task queue empty after ${fmt(settledS, 1)} s`,
+  );
   out();
   out('| Path | Units | Per second | p50 ms | p99 ms | max ms |');
   out('|---|---|---|---|---|---|');
   out(`| flows: signup routed (post → PROCESSED), post → experience.action receipt | ${routedCount} routed, ${flowLatency.count} actions | ${fmt(routedPerSecond, 1)} routed/s | ${ms(flowLatency.p50)} | ${ms(flowLatency.p99)} | ${ms(flowLatency.max)} |`);
+  out(
+    `| advancing: checkout + purchase routed to live runs, later post → goal receipt | ${advancedCount} routed, ${advanceLatency.count} goals | ${fmt(advancePerSecond, 1)} routed/s | ${ms(advanceLatency.p50)} | ${ms(advanceLatency.p99)} | ${ms(advanceLatency.max)} |`,
+  );
   out(`| ingest acceptance (202s, event no flow listens to) | ${ingestLatency.count} | ${fmt(ingestPerSecond, 1)} accepted/s | ${ms(ingestLatency.p50)} | ${ms(ingestLatency.p99)} | ${ms(ingestLatency.max)} |`);
   out(`| delivery (webhook.test, publish → receipt) | ${deliveryLatency.count} | – | ${ms(deliveryLatency.p50)} | ${ms(deliveryLatency.p99)} | ${ms(deliveryLatency.max)} |`);
   out(`| flows, one event in flight: post → experience.action receipt | ${soloFlowLatency.count} | – | ${ms(soloFlowLatency.p50)} | ${ms(soloFlowLatency.p99)} | ${ms(soloFlowLatency.max)} |`);
   out(`| delivery, one event in flight: publish → receipt | ${soloDeliveryLatency.count} | – | ${ms(soloDeliveryLatency.p50)} | ${ms(soloDeliveryLatency.p99)} | ${ms(soloDeliveryLatency.max)} |`);
   out(`| Temporal floor (one workflow, one activity) | ${floor.units} | ${fmt(floor.perSecond, 1)} runs/s | ${ms(floor.p50)} | ${ms(floor.p99)} | – |`);
   out();
+  out('One event in flight, where the time goes (median ms of each stage)');
+  for (const [stage, ms] of soloStages) out(`  ${stage.padEnd(40)} ${fmt(ms, 1)}`);
+  out();
+  out('Per routed event');
+  out(costLine('flows (starting runs)', flowCost, flowCpu));
+  out(costLine('advancing live runs', advanceCost, advanceCpu));
+  out();
   out('Ratios');
   out(`  routed/s over ingest accepted/s      ${fmt(routedPerSecond / ingestPerSecond, 3)}`);
   out(`  routed/s over the floor              ${fmt(routedPerSecond / floor.perSecond, 3)}`);
+  out(`  advancing/s over the floor           ${fmt(advancePerSecond / floor.perSecond, 3)}`);
   out(`  one in flight: flow over delivery   p50 ${fmt(soloFlowLatency.p50 / soloDeliveryLatency.p50, 2)}x, p99 ${fmt(soloFlowLatency.p99 / soloDeliveryLatency.p99, 2)}x`);
   out(`  under load: flow over delivery       p50 ${fmt(flowLatency.p50 / deliveryLatency.p50, 2)}x, p99 ${fmt(flowLatency.p99 / deliveryLatency.p99, 2)}x`);
-  out(`  lost actions ${lost}, duplicate receipts ${duplicates}, signature failures ${signatureFailures}, waiting runs still live ${stillLive}/${liveTarget}`);
+  out(
+    `  lost actions and goals ${lost}, duplicate receipts ${duplicates}, signature failures ${signatureFailures}, waiting runs still live ${stillLive}/${liveTarget}, ` +
+      `advanced runs ended by their goal ${endedByGoal}/${fullyPosted.length}`,
+  );
+  out(`  worker peak RSS ${fmt(workerPeakRssMiB, 0)} MiB${WORKER_NODE_OPTIONS ? ` (worker NODE_OPTIONS ${WORKER_NODE_OPTIONS})` : ''}`);
   out();
   for (const line of await machineLines(sql, loadAtStart)) out(line);
   out(
@@ -371,13 +543,17 @@ async function main(context: BenchContext): Promise<number> {
       unit: 'events/s',
       experiences: EXPERIENCES,
       liveRuns: stillLive,
-      setupRunsStartedPerSecond: liveTarget / startedS,
+      setupRunsStartedPerSecond: setupRuns / startedS,
+      setupRatioToFloor: setupRuns / startedS / floor.perSecond,
       setupSettledS: settledS,
       service: routedPerSecond,
       baseline: ingestPerSecond,
       floor: floor.perSecond,
       ratioToBaseline: routedPerSecond / ingestPerSecond,
       ratioToFloor: routedPerSecond / floor.perSecond,
+      advancePerSecond,
+      advanceRatioToFloor: advancePerSecond / floor.perSecond,
+      advanceP50Ms: advanceLatency.p50,
       actionP50Ms: flowLatency.p50,
       actionP99Ms: flowLatency.p99,
       deliveryP50Ms: deliveryLatency.p50,
@@ -387,13 +563,25 @@ async function main(context: BenchContext): Promise<number> {
       soloDeliveryP50Ms: soloDeliveryLatency.p50,
       soloDeliveryP99Ms: soloDeliveryLatency.p99,
       soloLatencyRatioP50: soloFlowLatency.p50 / soloDeliveryLatency.p50,
+      soloStagesMs: Object.fromEntries(soloStages),
       latencyRatioP50: flowLatency.p50 / deliveryLatency.p50,
       latencyRatioP99: flowLatency.p99 / deliveryLatency.p99,
+      workerPeakRssMiB,
+      workflowTasksPerEvent: flowCost.workflowTasks,
+      activitiesPerEvent: flowCost.activities,
+      localActivitiesPerEvent: flowCost.localActivities,
+      historyEventsPerEvent: flowCost.historyEvents,
+      cpuMsPerEvent: flowCpu,
+      advanceWorkflowTasksPerEvent: advanceCost.workflowTasks,
+      advanceActivitiesPerEvent: advanceCost.activities,
+      advanceLocalActivitiesPerEvent: advanceCost.localActivities,
+      advanceHistoryEventsPerEvent: advanceCost.historyEvents,
+      advanceCpuMsPerEvent: advanceCpu,
       lost,
       duplicates,
     }),
   );
-  return lost === 0 && duplicates === 0 && signatureFailures === 0 && stillLive === liveTarget ? 0 : 1;
+  return lost === 0 && duplicates === 0 && signatureFailures === 0 && stillLive === liveTarget && endedByGoal === fullyPosted.length ? 0 : 1;
 }
 
 runBench(progress, main);

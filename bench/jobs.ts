@@ -570,11 +570,11 @@ async function main(context: BenchContext): Promise<number> {
     INGEST_RATE_LIMIT_BURST: String(unlimitedIngest.burst),
   };
   // The job calls go to an API in a process of its own (as deployed), or to the one in this process.
-  const serviceOrigin = API_PROCESS ? await startBenchApiProcess(context, stack, unlimitedIngestEnv, { niceness: API_NICENESS }) : api.url;
+  const serviceOrigin = API_PROCESS ? (await startBenchApiProcess(context, stack, unlimitedIngestEnv, { niceness: API_NICENESS })).url : api.url;
   if (API_PROCESS) progress(`API (in a process of its own, as npm run api) at ${serviceOrigin}`);
   // Ingest served by a second API instance of its own, or by the one the job calls go to.
   const ingestOrigin = INGEST_API_PROCESS
-    ? await startBenchApiProcess(context, stack, unlimitedIngestEnv, { niceness: INGEST_API_NICENESS })
+    ? (await startBenchApiProcess(context, stack, unlimitedIngestEnv, { niceness: INGEST_API_NICENESS })).url
     : serviceOrigin;
   if (INGEST_API_PROCESS) progress(`ingest API (a second instance, in a process of its own) at ${ingestOrigin}`);
   const serviceClient = createJsonClient(serviceOrigin, CONCURRENCY);

@@ -37,10 +37,12 @@ import { failureReason } from './failure-reason.ts';
 
 // The run's own database steps: the run's row, its progress, and the events it publishes (written to the delivery
 // outbox, which deliverBatch runs send). Short and idempotent, so they run as local activities, inside the workflow
-// task that reaches them (docs/adr/0061-an-experience-run-s-database-steps-are-local-activities.md). Runs started
-// before keep the activities they began with. The end stays an activity: the task that completes the run fails when
-// an event came in meanwhile, and local steps in it would run again.
+// task that reaches them (docs/adr/0061-an-experience-run-s-database-steps-are-local-activities.md), the end too
+// (ADR 0062): the task that completes a run fails when an event came in meanwhile, and its local steps then run
+// again, which changes nothing. Runs started before keep the steps they began with: every step an activity, or
+// every step but the end local.
 const localStepsPatch = 'experience-run-local-steps';
+const localEndPatch = 'experience-run-local-end';
 const remoteSteps = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumInterval: '1 minute' },
@@ -80,8 +82,10 @@ const statusOf: Record<ExperienceEndReason, ExperienceRunStatus> = {
  * between steps is not lost. A goal with `exit`, the cancel update, or maxDurationSeconds ends the flow early.
  */
 export async function experienceRun(input: ExperienceRunInput): Promise<ExperienceRunState> {
-  const { enterExperienceRun, saveExperienceRunProgress, fireExperienceWebhook, publishExperienceGoal } = patched(localStepsPatch) ? localSteps : remoteSteps;
-  const { endExperienceRun } = remoteSteps;
+  // One marker for a new run: the newest patch implies the older one.
+  const endLocal = patched(localEndPatch);
+  const { enterExperienceRun, saveExperienceRunProgress, fireExperienceWebhook, publishExperienceGoal } = endLocal || patched(localStepsPatch) ? localSteps : remoteSteps;
+  const { endExperienceRun } = endLocal ? localSteps : remoteSteps;
   const { definition } = input;
   const carried = input.carried;
   const run: RunRef = {

@@ -323,15 +323,15 @@ export async function startBenchWorkerProcess(
 
 /**
  * The API as its own process (`src/main/api.ts`, as `npm run api` runs it) on a free loopback port; resolves with its
- * URL. A second API instance, as a deployment may serve ingest apart from job calls.
+ * URL and process id. A second API instance, as a deployment may serve ingest apart from job calls.
  */
 export async function startBenchApiProcess(
   context: BenchContext,
   stack: Stack,
   env: NodeJS.ProcessEnv = {},
   options: { niceness?: number } = {},
-): Promise<string> {
-  const { line } = await startServiceProcess(context, stack, {
+): Promise<{ url: string; pid: number }> {
+  const { line, child } = await startServiceProcess(context, stack, {
     name: 'API',
     niceness: options.niceness,
     entryPoint: 'src/main/api.ts',
@@ -344,5 +344,5 @@ export async function startBenchApiProcess(
       ...env,
     },
   });
-  return String(line.url);
+  return { url: String(line.url), pid: child.pid! };
 }

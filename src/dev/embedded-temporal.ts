@@ -6,6 +6,7 @@ import { temporalCli } from './cli-path.ts';
 import { sessionLauncher } from './detached-launch.ts';
 import { freePort } from './free-port.ts';
 import { provisionOnThisMachine } from './provision-cli.ts';
+import { serverDynamicConfig } from '../temporal/server-dynamic-config.ts';
 
 export interface EmbeddedTemporal {
   address: string;
@@ -87,8 +88,7 @@ function startDevArguments(options: EmbeddedTemporalOptions, port: number): stri
     '--namespace', options.namespace,
     '--log-format', 'json',
     '--log-level', 'error',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    ...Object.entries(serverDynamicConfig).flatMap(([name, value]) => ['--dynamic-config-value', `${name}=${String(value)}`]),
     ...(options.dbFilename ? ['--db-filename', options.dbFilename] : []),
     ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
     ...searchAttributes.flatMap(({ name, type }) => ['--search-attribute', `${name}=${TypedSearchAttributes.toMetadataType(type)}`]),

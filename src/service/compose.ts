@@ -19,7 +19,8 @@ import { createRateLimiter, type RateLimit } from '../persistence/rate-limiter.t
 import { connectOrm, interactivePoolMax, type Orm } from '../persistence/orm.ts';
 import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
 import { createSecretBox } from '../security/secret-box.ts';
-import { createTemporalClients, type TemporalClients } from '../temporal/client.ts';
+import type { Client } from '@temporalio/client';
+import { createTemporalClients } from '../temporal/client.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 
 /** The settings the API and the worker are built from, whichever entry point read them. */
@@ -233,12 +234,12 @@ export async function closeApiServices(services: ApiServices, options: { keepOrm
 }
 
 /** Builds what the activities use. `outboundCa` adds a trusted CA for the delivery client and FCM (tests). */
-export function createActivityDeps(
+export async function createActivityDeps(
   settings: ServiceSettings,
   orm: Orm,
-  temporal: TemporalClients,
+  connectTemporal: () => Promise<{ client: Client; eagerStart?: boolean; close(): Promise<void> }>,
   outboundCa?: string,
-): ActivityDeps & { close(): Promise<void> } {
+): Promise<ActivityDeps & { close(): Promise<void> }> {
   // First: with fcm it reads the key file, and a bad one stops the start before anything else is opened. A campaign
   // sends `sendLanes` shards at once, each a batch of FCM_CONCURRENCY requests on the wire.
   const push = createPushProvider(settings.push, { logger: settings.logger, ca: outboundCa, em: orm.em, batchesInParallel: sendLanes });
@@ -247,19 +248,27 @@ export function createActivityDeps(
     timeoutMs: settings.delivery.timeoutMs,
     ca: outboundCa,
   });
+  let temporal: Awaited<ReturnType<typeof connectTemporal>>;
+  try {
+    temporal = await connectTemporal();
+  } catch (error) {
+    http.close();
+    await push.close();
+    throw error;
+  }
   return {
     orm,
     logger: settings.logger,
     http,
     secrets: createSecretBox(settings.secretsKey),
-    temporal: { client: temporal.client, taskQueue: settings.taskQueue },
+    temporal: { client: temporal.client, taskQueue: settings.taskQueue, eagerStart: temporal.eagerStart },
     delivery: settings.delivery,
     push,
     metrics: createWorkerMetrics(settings.metrics ?? new Registry()),
     async close() {
       http.close();
       await push.close();
-      await temporal.connection.close();
+      await temporal.close();
     },
   };
 }

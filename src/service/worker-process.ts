@@ -1,9 +1,9 @@
-import type { WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import type { WorkerRole } from '../config.ts';
 import { defaultIngestRelaySettings, startIngestRelay } from '../outbox/ingest-relay.ts';
 import type { RunningRelay } from '../outbox/relay-loop.ts';
 import { connectOrm, interactivePoolMax, type Orm } from '../persistence/orm.ts';
-import { createTemporalClients } from '../temporal/client.ts';
+import { createWorkerTemporalClient } from '../temporal/client.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
 import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/delivery-relay.ts';
@@ -43,11 +43,24 @@ export async function startServiceWorker(
   options: { workflowBundle?: WorkflowBundleOption | undefined; outboundCa?: string; role?: WorkerRole } = {},
 ): Promise<ServiceWorker> {
   const role = options.role ?? 'all';
-  const deps = createActivityDeps(settings, orm, createTemporalClients(settings.temporalAddress, settings.namespace), options.outboundCa);
   // `npm run worker` passes the prebuilt bundle when WORKFLOW_BUNDLE_PATH names one (docs/adr/0042-workers-load-a-prebuilt-workflow-bundle.md).
   const workflowBundle = options.workflowBundle ?? (await bundleWorkflows(settings.logger));
-  const base = { address: settings.temporalAddress, namespace: settings.namespace, workflowBundle };
   const taskQueues = taskQueuesOfRole(role, settings);
+  // One connection for the workers and the client of their activities and relays: a run they start on the bulk
+  // queue, which a worker here polls, starts eagerly (its first workflow task comes back with the start).
+  let connection: NativeConnection | undefined;
+  const deps = await createActivityDeps(
+    settings,
+    orm,
+    async () => {
+      connection = await NativeConnection.connect({ address: settings.temporalAddress });
+      const opened = connection;
+      return { client: createWorkerTemporalClient(opened, settings.namespace), eagerStart: taskQueues.includes(settings.taskQueue), close: () => opened.close() };
+    },
+    options.outboundCa,
+  );
+  // Set by the connect above, which createActivityDeps has run once it returns.
+  const base = { connection: connection!, namespace: settings.namespace, workflowBundle };
   const workers: RunningWorker[] = [];
   const pools: Orm[] = [];
   const relays: RunningRelay[] = [];

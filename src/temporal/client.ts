@@ -1,4 +1,5 @@
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 
 export interface TemporalClients {
   connection: Connection;
@@ -17,6 +18,14 @@ export function createTemporalClients(address: string, namespace: string): Tempo
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 3 }))],
   });
   return { connection, client: new Client({ connection, namespace }) };
+}
+
+/**
+ * The worker process's client: over the NativeConnection its workers poll with, so that the runs it starts on their
+ * queues can start eagerly (`TemporalAccess.eagerStart`). The connection is the workers'; whoever made it closes it.
+ */
+export function createWorkerTemporalClient(connection: NativeConnection, namespace: string): Client {
+  return new Client({ connection, namespace });
 }
 
 /** Resolves when Temporal answers within the deadline; rejects otherwise. */

@@ -12,4 +12,10 @@ export interface TemporalAccess {
    * slots. Unset: `taskQueue` (a test with one worker on one queue).
    */
   interactiveTaskQueue?: string | undefined;
+  /**
+   * The client shares the NativeConnection of a worker of this process that polls `taskQueue`, so a run started on
+   * that queue may be started eagerly: the server hands its first workflow task back with the start, to this
+   * process's worker, instead of through the queue (docs/adr/0063-runs-the-worker-starts-start-eagerly.md). Unset: started the usual way.
+   */
+  eagerStart?: boolean | undefined;
 }

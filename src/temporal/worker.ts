@@ -3,7 +3,8 @@ import { createActivities, type ActivityDeps } from '../../activities/index.ts';
 import type { Logger } from '../logger.ts';
 
 export interface WorkerOptions {
-  address: string;
+  /** The process's connection, shared with its client (eager starts); closed by whoever opened it. */
+  connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   workflowBundle: WorkflowBundleOption;
@@ -50,9 +51,8 @@ export function installTemporalRuntime(logger: Logger, options: TemporalRuntimeO
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
-    connection,
+    connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: options.workflowBundle,
@@ -60,7 +60,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     // On shutdown, activities in flight get this long to finish before they are cancelled (and later retried).
     shutdownGraceTime: '10 seconds',
   });
-  const finished = worker.run().finally(() => connection.close());
+  const finished = worker.run();
   return {
     worker,
     finished,

@@ -1,19 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/dev/free-port.ts';
+import { groupAlive, killGroup, startEmbeddedStack, type StartedStack } from '../support/embedded-stack.ts';
 import { freshMachineEnv } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
-
-interface Started {
-  child: ChildProcess;
-  apiUrl: string;
-  uiUrl: string;
-  adminToken: string;
-  output: () => string;
-}
 
 const scratchDirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -23,64 +15,18 @@ afterAll(async () => {
   await Promise.all(scratchDirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-function killGroup(child: ChildProcess): void {
-  try {
-    process.kill(-child.pid!, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is gone already
-  }
-}
-
-/** Runs `npm start`'s entry point as a user would, in a process group of its own, as a terminal would. */
-async function start(dataDir: string, machine: NodeJS.ProcessEnv): Promise<Started> {
-  const env: NodeJS.ProcessEnv = {
-    ...machine,
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    TEMPORAL_DEV_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
-  };
-  delete env.DATABASE_URL;
-  delete env.TEMPORAL_ADDRESS;
-  delete env.ADMIN_TOKEN;
-  const child = spawn(process.execPath, ['src/main/start.ts'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const banner = await new Promise<string>((resolve, reject) => {
-    // The first start on a fresh machine installs the Temporal CLI (about 45 MB) before anything else.
-    const timer = setTimeout(() => {
-      killGroup(child);
-      reject(new Error(`no banner within 180 s:\n${output}`));
-    }, 180_000);
-    const check = () => {
-      if (/Admin token\s+\S+/.test(output)) {
-        clearTimeout(timer);
-        resolve(output);
-      }
-    };
-    child.stdout.on('data', check);
-    child.once('exit', (code) => reject(new Error(`start exited with ${code}:\n${output}`)));
-  });
-  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(banner)![1]!;
-  return { child, apiUrl: field('API'), uiUrl: field('Temporal UI'), adminToken: field('Admin token'), output: () => output };
+async function start(dataDir: string, machine: NodeJS.ProcessEnv): Promise<StartedStack> {
+  const started = await startEmbeddedStack(dataDir, machine);
+  children.push(started.child);
+  return started;
 }
 
 /** Ctrl-C: SIGINT to the whole process group. Resolves with the exit code once every process of the group is gone. */
-async function pressCtrlC(started: Started): Promise<number | null> {
+async function pressCtrlC(started: StartedStack): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
   process.kill(-started.child.pid!, 'SIGINT');
   const code = await exited;
-  const groupGone = () => {
-    try {
-      process.kill(-started.child.pid!, 0);
-      return false;
-    } catch {
-      return true; // ESRCH: no process left in the group
-    }
-  };
+  const groupGone = () => !groupAlive(started.child);
   await until('every process of the group to exit after Ctrl-C', groupGone, { timeoutMs: 15_000, intervalMs: 200 });
   return code;
 }

@@ -7,6 +7,7 @@ import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
 import { nodeFlagsOf } from '../../src/main/node-flags.ts';
 import { taskQueuesOfRole } from '../../src/service/worker-process.ts';
 import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
+import { serverDynamicConfig } from '../../src/temporal/server-dynamic-config.ts';
 
 /**
  * docker-compose.yml and the Dockerfile cannot be run here (no Docker engine), so this checks them against the code
@@ -195,6 +196,19 @@ describe('docker-compose.yml', () => {
       expect(conditions.temporal, `${name} -> temporal`).toBeDefined();
     }
     expect(service('migrate').restart).toBe('no');
+  });
+
+  it('gives Temporal the dynamic config the service relies on, in the file DYNAMIC_CONFIG_FILE_PATH names', () => {
+    const parsed = parse(readFileSync(composePath, 'utf8'), { merge: true }) as {
+      services: Record<string, ComposeService & { configs?: Array<{ source: string; target: string }> }>;
+      configs?: Record<string, { content?: string }>;
+    };
+    const temporal = parsed.services.temporal!;
+    const path = environment(temporal).DYNAMIC_CONFIG_FILE_PATH;
+    const mounted = temporal.configs?.find((config) => config.target === `/etc/temporal/${path}`);
+    expect(mounted, `a config mounted at /etc/temporal/${path}`).toBeDefined();
+    const content = parse(parsed.configs?.[mounted!.source]?.content ?? '') as Record<string, Array<{ value: unknown }>>;
+    expect(Object.fromEntries(Object.entries(content).map(([name, values]) => [name, values[0]?.value]))).toEqual(serverDynamicConfig);
   });
 
   it('pins every image to an exact tag', () => {

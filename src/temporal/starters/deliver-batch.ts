@@ -33,6 +33,7 @@ export function startDeliveryBatch(temporal: TemporalAccess, input: DeliverBatch
       args: [input],
       typedSearchAttributes: deliveryBatchSearchAttributes(input),
       staticSummary: deliveryBatchSummary(input),
+      requestEagerStart: temporal.eagerStart === true,
     }),
   );
 }

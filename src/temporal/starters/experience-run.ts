@@ -22,7 +22,10 @@ const startOptions = (temporal: TemporalAccess, workflowId: string, input: Exper
 /** Starts a decided run; false when it exists already (started before, or ended). */
 export function startExperienceRun(temporal: TemporalAccess, workflowId: string, input: ExperienceRunInput): Promise<boolean> {
   return startOnce(() =>
-    temporal.client.workflow.start<ExperienceRunWorkflow>(experienceRunWorkflowType, startOptions(temporal, workflowId, input)),
+    temporal.client.workflow.start<ExperienceRunWorkflow>(experienceRunWorkflowType, {
+      ...startOptions(temporal, workflowId, input),
+      requestEagerStart: temporal.eagerStart === true,
+    }),
   );
 }
 

@@ -19,6 +19,7 @@ export function startIngestBatch(temporal: TemporalAccess, input: IngestBatchInp
       args: [input],
       typedSearchAttributes: ingestBatchSearchAttributes(input),
       staticSummary: `${events} inbound event(s) of ${input.groups.length} person(s)`,
+      requestEagerStart: temporal.eagerStart === true,
     }),
   );
 }

@@ -1,0 +1,96 @@
+import type { ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { call, type TestAccount } from '../support/api.ts';
+import { verifyWith } from '../support/deliveries.ts';
+import { killGroup, killStack, stackGone, startEmbeddedStack } from '../support/embedded-stack.ts';
+import { flow } from '../support/experiences.ts';
+import { directEvent, type ConnectionFixture } from '../support/ingest.ts';
+import { postSignedTo } from '../support/ingest-extra.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { until } from '../support/wait.ts';
+
+// The whole embedded stack (`npm start`: the service, the Temporal dev server and PostgreSQL, their data in one
+// directory) is killed with SIGKILL while flow runs wait for an event, then started again on the same data.
+
+let scratch: string;
+const groups: ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of groups) killGroup(child);
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+async function created(baseUrl: string, token: string, path: string, body: unknown): Promise<any> {
+  const response = await call('POST', path, { baseUrl, token, body });
+  if (response.status !== 201 && response.status !== 200) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+describe('the whole stack killed with kill -9', () => {
+  it('loses no waiting run: after a restart on the same data each fires its action exactly once when its event comes', { timeout: 420_000 }, async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'rp-stack-crash-'));
+    // Embedded PostgreSQL runs as its own user when the tests run as root: it must reach the data directory.
+    await chmod(scratch, 0o755);
+    const caFile = join(scratch, 'receiver-ca.pem');
+    await writeFile(caFile, inject('receiverCert'));
+    const env = { ...process.env, OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', NODE_EXTRA_CA_CERTS: caFile };
+    const dataDir = join(scratch, 'data');
+    const receiver = await startReceiver();
+    try {
+      const first = await startEmbeddedStack(dataDir, env);
+      groups.push(first.child);
+      const { accountId, apiKey } = await created(first.apiUrl, first.adminToken, '/admin/accounts', { name: 'crash' });
+      const account: Pick<TestAccount, 'accountId' | 'apiKey'> = { accountId, apiKey };
+      const connection: ConnectionFixture = await created(first.apiUrl, apiKey, `/accounts/${accountId}/connections`, { provider: 'direct', label: 'shop' });
+      const endpoint = await created(first.apiUrl, apiKey, `/accounts/${accountId}/endpoints`, { url: receiver.url, eventTypes: ['experience.action'] });
+      const definition = flow({
+        nodes: [
+          { id: 'await', type: 'waitForEvent', eventType: 'checkout', conditions: null, timeoutSeconds: 86_400, next: 'thanks', timeoutNext: 'done' },
+          { id: 'thanks', type: 'webhook', result: { step: 'thanks' }, next: 'done' },
+          { id: 'done', type: 'exit' },
+        ],
+      });
+      const { experienceId } = await created(first.apiUrl, apiKey, `/accounts/${accountId}/experiences`, { definition });
+      await created(first.apiUrl, apiKey, `/accounts/${accountId}/experiences/${experienceId}/publish`, undefined);
+      const people = ['c0', 'c1', 'c2', 'c3', 'c4'];
+      for (const person of people) expect((await postSignedTo(first.apiUrl, connection, directEvent({ eventType: 'signup', clientUserId: person }))).status).toBe(202);
+      const runsOf = async (baseUrl: string) => {
+        const page = await call('GET', `/accounts/${account.accountId}/experiences/${experienceId}/runs?limit=100`, { baseUrl, token: account.apiKey });
+        return page.status === 200 ? (page.body.items as Array<{ status: string; currentNodeId: string; clientUserId: string }>) : [];
+      };
+      // Every run waits on its waitForEvent: its progress is saved once its workflow has reached the node.
+      const progressSaved = (runs: Awaited<ReturnType<typeof runsOf>>) => runs.length === people.length && runs.every((run) => run.currentNodeId === 'await' && run.status === 'running');
+      await until('every run waiting for checkout', () => runsOf(first.apiUrl), progressSaved, { timeoutMs: 60_000 });
+
+      const killed = await killStack(first.child, dataDir);
+      // The service, and the Temporal dev server and PostgreSQL, which run in sessions of their own.
+      expect(killed.some(({ command }) => command.includes('server start-dev'))).toBe(true);
+      expect(killed.some(({ command }) => /postgres/.test(command) && command.includes(dataDir))).toBe(true);
+      await until('every process of the stack gone', () => stackGone(killed), { timeoutMs: 15_000, intervalMs: 100 });
+
+      const second = await startEmbeddedStack(dataDir, env);
+      groups.push(second.child);
+      expect(second.adminToken).toBe(first.adminToken);
+      for (const person of people) expect((await postSignedTo(second.apiUrl, connection, directEvent({ eventType: 'checkout', clientUserId: person }))).status).toBe(202);
+      const ended = await until('every run completed', () => runsOf(second.apiUrl), (runs) => runs.length === people.length && runs.every((run) => run.status === 'completed'), {
+        timeoutMs: 120_000,
+      });
+      expect(ended.map((run) => run.currentNodeId)).toEqual(people.map(() => 'done'));
+      // Each run's action is delivered once (its delivery marked succeeded) before the receiver's count is read.
+      await until(
+        'every action delivered',
+        async () => (await call('GET', `/accounts/${accountId}/endpoints/${endpoint.endpointId}/deliveries?limit=100`, { baseUrl: second.apiUrl, token: apiKey })).body,
+        (page: { items?: Array<{ status: string }> }) => (page.items ?? []).length === people.length && page.items!.every((delivery) => delivery.status === 'succeeded'),
+        { timeoutMs: 60_000 },
+      );
+      const actions = receiver.requests.map((request) => verifyWith(endpoint.secret as string, request));
+      expect(actions.map((action) => action.type)).toEqual(people.map(() => 'experience.action'));
+      expect(actions.map((action) => action.data.clientUserId as string).sort()).toEqual(people);
+      await killStack(second.child, dataDir);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
