@@ -26,8 +26,8 @@ export const stageNames = [
   '→ flow run task started',
   '→ webhook action written',
   '→ delivery batch run started',
-  '→ its first task started',
-  '→ that task completed',
+  '→ delivery run task started',
+  '→ delivery run task completed',
   '→ delivery activity started',
   '→ received',
 ] as const;
