@@ -53,9 +53,9 @@ export function installTemporalRuntime(logger: Logger, options: TemporalRuntimeO
 /**
  * Runs each worker keeps in memory between their workflow tasks (the sticky cache); a run that is not kept is replayed
  * from its history when its next task comes, which for the service's short histories costs a few ms. The SDK would
- * size the cache from the heap (about 220 runs for the worker's 512 MiB), for each worker of the process: with two
- * workers and 10,000 live runs the process held 700 MiB. This bound keeps it under 600 MiB with any number of live
- * runs (docs/adr/0065-the-sticky-cache-is-bounded.md).
+ * size the cache from the heap (about 220 runs for the worker's 512 MiB), for each worker of the process, so that
+ * what the cache holds grows with the heap, not with what the heap must also carry under load
+ * (docs/adr/0065-the-sticky-cache-is-bounded.md).
  */
 export const cachedWorkflowsPerWorker = 100;
 
