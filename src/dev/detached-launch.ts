@@ -14,12 +14,15 @@ const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
  * A shell line that starts, in the background, a watcher of `parentPid` which sends SIGTERM to this shell's process
  * (`$$`, which the server becomes by `exec`) once the parent is gone. `/proc` is read first: a server running as
  * another user (Postgres under root) may not signal the parent, so `kill -0` alone would report it gone. The watcher
- * is a shell of its own (`parent-guard` in its command line), not a copy of the launcher's.
+ * is a shell of its own (`parent-guard` in its command line), not a copy of the launcher's, and a session of its own
+ * where `setsid` exists: a kill of the parent's whole process group (`kill -9 -<pgid>`) would otherwise take the
+ * watcher with it and leave the server running for good.
  */
 export function parentGuard(parentPid: number): string {
   const pid = Math.trunc(parentPid);
   const watch = `while [ -e /proc/${pid} ] || kill -0 ${pid} 2>/dev/null; do sleep 1; done; kill -TERM "$1" 2>/dev/null`;
-  return `/bin/sh -c ${quote(watch)} parent-guard $$ </dev/null >/dev/null 2>&1 &`;
+  const guard = `/bin/sh -c ${quote(watch)} parent-guard $$`;
+  return `{ if command -v setsid >/dev/null 2>&1; then exec setsid ${guard}; else exec ${guard}; fi; } </dev/null >/dev/null 2>&1 &`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { call, type TestAccount } from '../support/api.ts';
 import { verifyWith } from '../support/deliveries.ts';
-import { killGroup, killStack, stackGone, startEmbeddedStack } from '../support/embedded-stack.ts';
+import { killGroup, killStack, serversOf, stackGone, startEmbeddedStack } from '../support/embedded-stack.ts';
 import { flow } from '../support/experiences.ts';
 import { directEvent, type ConnectionFixture } from '../support/ingest.ts';
 import { postSignedTo } from '../support/ingest-extra.ts';
@@ -29,6 +29,24 @@ async function created(baseUrl: string, token: string, path: string, body: unkno
 }
 
 describe('the whole stack killed with kill -9', () => {
+  it('leaves no server running when only npm start\'s process group is killed', { timeout: 240_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rp-group-kill-'));
+    await chmod(dir, 0o755);
+    try {
+      const started = await startEmbeddedStack(join(dir, 'data'), process.env);
+      groups.push(started.child);
+      expect((await serversOf(dir)).length).toBeGreaterThanOrEqual(2);
+      // The Temporal dev server and PostgreSQL run in sessions of their own; their guards, each in a session of its
+      // own too, outlive the group and stop them once npm start's process is gone.
+      killGroup(started.child);
+      await until('the servers stopped by their guards', () => serversOf(dir), (servers) => servers.length === 0, { timeoutMs: 60_000, intervalMs: 200 });
+    } finally {
+      // A failure here leaves servers running: they go with the test.
+      for (const server of await serversOf(dir)) process.kill(server.pid, 'SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('loses no waiting run: after a restart on the same data each fires its action exactly once when its event comes', { timeout: 420_000 }, async () => {
     scratch = await mkdtemp(join(tmpdir(), 'rp-stack-crash-'));
     // Embedded PostgreSQL runs as its own user when the tests run as root: it must reach the data directory.

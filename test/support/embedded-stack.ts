@@ -67,6 +67,11 @@ export async function killStack(child: ChildProcess, dataDir: string): Promise<A
   return [...stack].map((pid) => ({ pid, command: processes.get(pid)?.command ?? '' }));
 }
 
+/** The processes whose command line names `dataDir`: the stack's Temporal dev server and PostgreSQL. */
+export async function serversOf(dataDir: string): Promise<Array<{ pid: number; command: string }>> {
+  return [...(await liveProcesses())].filter(([, { command }]) => command.includes(dataDir)).map(([pid, { command }]) => ({ pid, command }));
+}
+
 /**
  * Whether every one of these processes is gone, reaped too: PostgreSQL takes a zombie that its lock file names for a
  * postmaster still running, and would not start.
