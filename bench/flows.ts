@@ -446,9 +446,13 @@ async function main(context: BenchContext): Promise<number> {
     onProgress: (elapsedMs, accepted) => progress(`advancing: ${fmt(elapsedMs / 1000, 0)} s, ${accepted} accepted`),
   });
   signal.throwIfAborted();
-  const advanced = new Map<string, number>();
-  advance.acceptedTags.forEach((shopper, index) => advanced.set(shopper, Math.max(advanced.get(shopper) ?? 0, advance.acceptedSentAt[index]!)));
-  const fullyPosted = [...advanced.keys()].filter((shopper) => advance.acceptedTags.filter((tag) => tag === shopper).length === 2);
+  // Per shopper: when the later of its events was posted, and how many were accepted (both, or the load stopped between).
+  const advanced = new Map<string, { lastPostedAt: number; accepted: number }>();
+  advance.acceptedTags.forEach((shopper, index) => {
+    const seen = advanced.get(shopper);
+    advanced.set(shopper, { lastPostedAt: Math.max(seen?.lastPostedAt ?? 0, advance.acceptedSentAt[index]!), accepted: (seen?.accepted ?? 0) + 1 });
+  });
+  const fullyPosted = [...advanced].filter(([, posted]) => posted.accepted === 2).map(([shopper]) => shopper);
   await waitUntil(
     'advancing',
     async () => {
@@ -464,7 +468,7 @@ async function main(context: BenchContext): Promise<number> {
   const advancedCount = Number(advancedRows[0]!.n);
   const advancePerSecond = advancedCount / ((new Date(advancedRows[0]!.last).getTime() - advanceStarted) / 1000);
   const goalReceipts = receiptsByPerson(advanceRecording, 'experience.goal.reached');
-  const advanceLatency = latencyFigures(fullyPosted.flatMap((shopper) => (goalReceipts.has(shopper) ? [goalReceipts.get(shopper)! - advanced.get(shopper)!] : [])));
+  const advanceLatency = latencyFigures(fullyPosted.flatMap((shopper) => (goalReceipts.has(shopper) ? [goalReceipts.get(shopper)! - advanced.get(shopper)!.lastPostedAt] : [])));
   const advanceLost = fullyPosted.filter((shopper) => !goalReceipts.has(shopper)).length;
   await waitForQuiet(stack.temporal.client, signal);
   // A run records its end after it has published its goal, which may arrive first: wait for the ends too.

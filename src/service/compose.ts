@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { sendLanes } from '../domain/campaigns/begin-campaign-send.ts';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
@@ -19,7 +20,6 @@ import { createRateLimiter, type RateLimit } from '../persistence/rate-limiter.t
 import { connectOrm, interactivePoolMax, type Orm } from '../persistence/orm.ts';
 import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
 import { createSecretBox } from '../security/secret-box.ts';
-import type { Client } from '@temporalio/client';
 import { createTemporalClients } from '../temporal/client.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 
@@ -233,13 +233,23 @@ export async function closeApiServices(services: ApiServices, options: { keepOrm
   if (!options.keepOrm) await services.orm.close();
 }
 
-/** Builds what the activities use. `outboundCa` adds a trusted CA for the delivery client and FCM (tests). */
-export async function createActivityDeps(
+/** The Temporal side of the activities' dependencies, as `createActivityDeps` connects it. */
+export interface ActivityTemporal {
+  client: Client;
+  eagerStart?: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds what the activities use, connecting to Temporal last (`connectTemporal`), and answers it with what that
+ * connect returned (`connected`). `outboundCa` adds a trusted CA for the delivery client and FCM (tests).
+ */
+export async function createActivityDeps<T extends ActivityTemporal>(
   settings: ServiceSettings,
   orm: Orm,
-  connectTemporal: () => Promise<{ client: Client; eagerStart?: boolean; close(): Promise<void> }>,
+  connectTemporal: () => Promise<T>,
   outboundCa?: string,
-): Promise<ActivityDeps & { close(): Promise<void> }> {
+): Promise<ActivityDeps & { connected: T; close(): Promise<void> }> {
   // First: with fcm it reads the key file, and a bad one stops the start before anything else is opened. A campaign
   // sends `sendLanes` shards at once, each a batch of FCM_CONCURRENCY requests on the wire.
   const push = createPushProvider(settings.push, { logger: settings.logger, ca: outboundCa, em: orm.em, batchesInParallel: sendLanes });
@@ -248,7 +258,7 @@ export async function createActivityDeps(
     timeoutMs: settings.delivery.timeoutMs,
     ca: outboundCa,
   });
-  let temporal: Awaited<ReturnType<typeof connectTemporal>>;
+  let temporal: T;
   try {
     temporal = await connectTemporal();
   } catch (error) {
@@ -265,6 +275,7 @@ export async function createActivityDeps(
     delivery: settings.delivery,
     push,
     metrics: createWorkerMetrics(settings.metrics ?? new Registry()),
+    connected: temporal,
     async close() {
       http.close();
       await push.close();

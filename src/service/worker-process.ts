@@ -48,19 +48,13 @@ export async function startServiceWorker(
   const taskQueues = taskQueuesOfRole(role, settings);
   // One connection for the workers and the client of their activities and relays: a run they start on the bulk
   // queue, which a worker here polls, starts eagerly (its first workflow task comes back with the start).
-  let connection: NativeConnection | undefined;
-  const deps = await createActivityDeps(
-    settings,
-    orm,
-    async () => {
-      connection = await NativeConnection.connect({ address: settings.temporalAddress });
-      const opened = connection;
-      return { client: createWorkerTemporalClient(opened, settings.namespace), eagerStart: taskQueues.includes(settings.taskQueue), close: () => opened.close() };
-    },
-    options.outboundCa,
-  );
-  // Set by the connect above, which createActivityDeps has run once it returns.
-  const base = { connection: connection!, namespace: settings.namespace, workflowBundle };
+  const connect = async () => {
+    const connection = await NativeConnection.connect({ address: settings.temporalAddress });
+    const client = createWorkerTemporalClient(connection, settings.namespace);
+    return { connection, client, eagerStart: taskQueues.includes(settings.taskQueue), close: () => connection.close() };
+  };
+  const deps = await createActivityDeps(settings, orm, connect, options.outboundCa);
+  const base = { connection: deps.connected.connection, namespace: settings.namespace, workflowBundle };
   const workers: RunningWorker[] = [];
   const pools: Orm[] = [];
   const relays: RunningRelay[] = [];

@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { call, type TestAccount } from '../support/api.ts';
+import { call } from '../support/api.ts';
 import { verifyWith } from '../support/deliveries.ts';
 import { killGroup, killStack, serversOf, stackGone, startEmbeddedStack } from '../support/embedded-stack.ts';
 import { flow } from '../support/experiences.ts';
@@ -15,14 +15,23 @@ import { until } from '../support/wait.ts';
 // The whole embedded stack (`npm start`: the service, the Temporal dev server and PostgreSQL, their data in one
 // directory) is killed with SIGKILL while flow runs wait for an event, then started again on the same data.
 
-let scratch: string;
+const scratchDirs: string[] = [];
 const groups: ChildProcess[] = [];
 afterAll(async () => {
   for (const child of groups) killGroup(child);
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  await Promise.all(scratchDirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-async function created(baseUrl: string, token: string, path: string, body: unknown): Promise<any> {
+/** A scratch directory, removed after the tests; embedded PostgreSQL runs as its own user under root and must reach it. */
+async function scratchDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(dir, 0o755);
+  scratchDirs.push(dir);
+  return dir;
+}
+
+/** POSTs to a stack's API and answers the body of its 200 or 201. */
+async function postOk(baseUrl: string, token: string, path: string, body?: unknown): Promise<any> {
   const response = await call('POST', path, { baseUrl, token, body });
   if (response.status !== 201 && response.status !== 200) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
@@ -30,8 +39,7 @@ async function created(baseUrl: string, token: string, path: string, body: unkno
 
 describe('the whole stack killed with kill -9', () => {
   it('leaves no server running when only npm start\'s process group is killed', { timeout: 240_000 }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rp-group-kill-'));
-    await chmod(dir, 0o755);
+    const dir = await scratchDir('rp-group-kill-');
     try {
       const started = await startEmbeddedStack(join(dir, 'data'), process.env);
       groups.push(started.child);
@@ -43,14 +51,11 @@ describe('the whole stack killed with kill -9', () => {
     } finally {
       // A failure here leaves servers running: they go with the test.
       for (const server of await serversOf(dir)) process.kill(server.pid, 'SIGKILL');
-      await rm(dir, { recursive: true, force: true });
     }
   });
 
   it('loses no waiting run: after a restart on the same data each fires its action exactly once when its event comes', { timeout: 420_000 }, async () => {
-    scratch = await mkdtemp(join(tmpdir(), 'rp-stack-crash-'));
-    // Embedded PostgreSQL runs as its own user when the tests run as root: it must reach the data directory.
-    await chmod(scratch, 0o755);
+    const scratch = await scratchDir('rp-stack-crash-');
     const caFile = join(scratch, 'receiver-ca.pem');
     await writeFile(caFile, inject('receiverCert'));
     const env = { ...process.env, OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', NODE_EXTRA_CA_CERTS: caFile };
@@ -59,10 +64,9 @@ describe('the whole stack killed with kill -9', () => {
     try {
       const first = await startEmbeddedStack(dataDir, env);
       groups.push(first.child);
-      const { accountId, apiKey } = await created(first.apiUrl, first.adminToken, '/admin/accounts', { name: 'crash' });
-      const account: Pick<TestAccount, 'accountId' | 'apiKey'> = { accountId, apiKey };
-      const connection: ConnectionFixture = await created(first.apiUrl, apiKey, `/accounts/${accountId}/connections`, { provider: 'direct', label: 'shop' });
-      const endpoint = await created(first.apiUrl, apiKey, `/accounts/${accountId}/endpoints`, { url: receiver.url, eventTypes: ['experience.action'] });
+      const { accountId, apiKey } = await postOk(first.apiUrl, first.adminToken, '/admin/accounts', { name: 'crash' });
+      const connection: ConnectionFixture = await postOk(first.apiUrl, apiKey, `/accounts/${accountId}/connections`, { provider: 'direct', label: 'shop' });
+      const endpoint = await postOk(first.apiUrl, apiKey, `/accounts/${accountId}/endpoints`, { url: receiver.url, eventTypes: ['experience.action'] });
       const definition = flow({
         nodes: [
           { id: 'await', type: 'waitForEvent', eventType: 'checkout', conditions: null, timeoutSeconds: 86_400, next: 'thanks', timeoutNext: 'done' },
@@ -70,12 +74,12 @@ describe('the whole stack killed with kill -9', () => {
           { id: 'done', type: 'exit' },
         ],
       });
-      const { experienceId } = await created(first.apiUrl, apiKey, `/accounts/${accountId}/experiences`, { definition });
-      await created(first.apiUrl, apiKey, `/accounts/${accountId}/experiences/${experienceId}/publish`, undefined);
+      const { experienceId } = await postOk(first.apiUrl, apiKey, `/accounts/${accountId}/experiences`, { definition });
+      await postOk(first.apiUrl, apiKey, `/accounts/${accountId}/experiences/${experienceId}/publish`);
       const people = ['c0', 'c1', 'c2', 'c3', 'c4'];
       for (const person of people) expect((await postSignedTo(first.apiUrl, connection, directEvent({ eventType: 'signup', clientUserId: person }))).status).toBe(202);
       const runsOf = async (baseUrl: string) => {
-        const page = await call('GET', `/accounts/${account.accountId}/experiences/${experienceId}/runs?limit=100`, { baseUrl, token: account.apiKey });
+        const page = await call('GET', `/accounts/${accountId}/experiences/${experienceId}/runs?limit=100`, { baseUrl, token: apiKey });
         return page.status === 200 ? (page.body.items as Array<{ status: string; currentNodeId: string; clientUserId: string }>) : [];
       };
       // Every run waits on its waitForEvent: its progress is saved once its workflow has reached the node.

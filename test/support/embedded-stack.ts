@@ -12,7 +12,10 @@ export interface StartedStack {
   output: () => string;
 }
 
-/** SIGKILL to the stack's whole process group: the service, the Temporal dev server and embedded PostgreSQL. */
+/**
+ * SIGKILL to `npm start`'s process group: the service. The Temporal dev server and PostgreSQL run in sessions of their
+ * own; their guards stop them once the service is gone (`killStack` kills them too).
+ */
 export function killGroup(child: ChildProcess): void {
   try {
     process.kill(-child.pid!, 'SIGKILL');
@@ -51,11 +54,15 @@ async function liveProcesses(): Promise<Map<number, { parent: number; command: s
  */
 export async function killStack(child: ChildProcess, dataDir: string): Promise<Array<{ pid: number; command: string }>> {
   const processes = await liveProcesses();
-  const parents = new Map([...processes].map(([pid, { parent }]) => [pid, parent]));
-  const stack = new Set([child.pid!, ...[...processes].filter(([, { command }]) => command.includes(dataDir)).map(([pid]) => pid)]);
+  const stack = new Set([child.pid!, ...namingDir(processes, dataDir).map(({ pid }) => pid)]);
+  // Then every process below those, to any depth.
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [pid, parent] of parents) if (stack.has(parent) && !stack.has(pid)) grew = stack.add(pid).size > 0;
+    for (const [pid, { parent }] of processes) {
+      if (!stack.has(parent) || stack.has(pid)) continue;
+      stack.add(pid);
+      grew = true;
+    }
   }
   for (const pid of stack) {
     try {
@@ -69,8 +76,11 @@ export async function killStack(child: ChildProcess, dataDir: string): Promise<A
 
 /** The processes whose command line names `dataDir`: the stack's Temporal dev server and PostgreSQL. */
 export async function serversOf(dataDir: string): Promise<Array<{ pid: number; command: string }>> {
-  return [...(await liveProcesses())].filter(([, { command }]) => command.includes(dataDir)).map(([pid, { command }]) => ({ pid, command }));
+  return namingDir(await liveProcesses(), dataDir);
 }
+
+const namingDir = (processes: Map<number, { command: string }>, dataDir: string) =>
+  [...processes].filter(([, { command }]) => command.includes(dataDir)).map(([pid, { command }]) => ({ pid, command }));
 
 /**
  * Whether every one of these processes is gone, reaped too: PostgreSQL takes a zombie that its lock file names for a

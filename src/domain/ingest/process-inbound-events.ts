@@ -124,11 +124,11 @@ async function processOne(deps: { em: EntityManager; temporal: TemporalAccess },
  * their live runs handed the events, all in one dispatch (each harmless to repeat).
  */
 async function carryOut(deps: { em: EntityManager; temporal: TemporalAccess }, rows: InboundEvent[], connections: Map<string, Connection>): Promise<ProcessedEvent[]> {
-  await pMap(
-    rows.filter((row) => row.status === 'HELD'),
-    (row) => startIngestRun(deps.temporal, { version: 1, accepted: acceptedOf(row), config: connections.get(row.connectionId)!.eventConfig }, sourceOf(connections.get(row.connectionId)!)),
-    { concurrency: heldStartsInParallel },
-  );
+  const startHeld = (row: InboundEvent) => {
+    const connection = connections.get(row.connectionId)!;
+    return startIngestRun(deps.temporal, { version: 1, accepted: acceptedOf(row), config: connection.eventConfig }, sourceOf(connection));
+  };
+  await pMap(rows.filter((row) => row.status === 'HELD'), startHeld, { concurrency: heldStartsInParallel });
   const routed = rows.flatMap((row) => (row.status === 'PROCESSED' && row.routingOutcome ? [{ eventId: row.id, outcome: row.routingOutcome as unknown as RoutingOutcome }] : []));
   await dispatchRouting({ em: deps.em.fork(), temporal: deps.temporal }, routed);
   return rows.map((row) => {

@@ -7,7 +7,7 @@ import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import type { ExperienceRunInput, RunEvent } from '../../../workflows/experience-run.contract.ts';
 import { deliverEventsToRun, startExperienceRun } from '../../temporal/starters/experience-run.ts';
-import type { RoutingOutcome } from './route-event.ts';
+import { versionKey, type RoutingOutcome } from './route-event.ts';
 
 /** Temporal calls a dispatch has in flight at once. */
 const callsInParallel = 16;
@@ -56,7 +56,6 @@ async function runEvents(em: EntityManager, ids: string[]): Promise<Map<string, 
 async function runInputs(em: EntityManager, ids: string[]): Promise<Map<string, { workflowId: string; input: ExperienceRunInput }>> {
   const runs = await em.find(ExperienceRun, { id: { $in: ids } });
   if (runs.length === 0) return new Map();
-  const versionKey = (run: { experienceId: string; version: number }) => `${run.experienceId}:${run.version}`;
   const versionsNeeded = new Map(runs.map((run) => [versionKey(run), { experienceId: run.experienceId, version: run.version }]));
   const [experiences, versionRows, triggers] = await Promise.all([
     em.find(Experience, { id: { $in: [...new Set(runs.map((run) => run.experienceId))] } }, { fields: ['id', 'name'] }),

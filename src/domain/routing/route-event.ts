@@ -69,11 +69,12 @@ export interface LiveRun {
 // the versions of live runs are ever looked up.
 const heardByVersion = new Map<string, ReadonlySet<string>>();
 const heardByVersionLimit = 10_000;
-const versionKey = (experienceId: string, version: number) => `${experienceId}\u0000${version}`;
+/** A version's key: its experience and number. */
+export const versionKey = (version: { experienceId: string; version: number }) => `${version.experienceId}\u0000${version.version}`;
 
 /** What runs of this version hear, remembered for the next lookup. */
 export function heardBy(version: Pick<ExperienceVersion, 'experienceId' | 'version' | 'definition'>): ReadonlySet<string> {
-  const key = versionKey(version.experienceId, version.version);
+  const key = versionKey(version);
   let heard = heardByVersion.get(key);
   if (!heard) {
     heard = eventTypesHeard(version.definition);
@@ -88,13 +89,16 @@ export async function loadLiveRuns(tx: EntityManager, accountId: string, visitor
   const live = new Map<string, LiveRun[]>();
   if (visitorIds.length === 0) return live;
   const runs = await tx.find(ExperienceRun, { accountId, visitorId: { $in: visitorIds }, status: 'running' }, { fields: ['id', 'visitorId', 'experienceId', 'version'] });
+  // Held here, not read back from the cache, which may have let some go meanwhile.
+  const heard = new Map<string, ReadonlySet<string>>();
   const unknown = new Map<string, { experienceId: string; version: number }>();
-  for (const run of runs) if (!heardByVersion.has(versionKey(run.experienceId, run.version))) unknown.set(versionKey(run.experienceId, run.version), { experienceId: run.experienceId, version: run.version });
-  if (unknown.size > 0) for (const version of await tx.find(ExperienceVersion, { $or: [...unknown.values()] })) heardBy(version);
   for (const run of runs) {
-    const heard = heardByVersion.get(versionKey(run.experienceId, run.version)) ?? new Set<string>();
-    live.set(run.visitorId!, [...(live.get(run.visitorId!) ?? []), { id: run.id, heard }]);
+    const known = heardByVersion.get(versionKey(run));
+    if (known) heard.set(versionKey(run), known);
+    else unknown.set(versionKey(run), { experienceId: run.experienceId, version: run.version });
   }
+  if (unknown.size > 0) for (const version of await tx.find(ExperienceVersion, { $or: [...unknown.values()] })) heard.set(versionKey(version), heardBy(version));
+  for (const run of runs) live.set(run.visitorId!, [...(live.get(run.visitorId!) ?? []), { id: run.id, heard: heard.get(versionKey(run))! }]);
   return live;
 }
 
