@@ -16,7 +16,7 @@ const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
  * status counts it (richpush_ingest_events_processed_total) once it has returned: a step retried after its commit
  * counts again, so the counter is at least, not exactly, the number of events.
  */
-export function createIngestActivities({ orm, temporal, metrics, logger }: ActivityDeps) {
+export function createIngestActivities({ orm, temporal, delivery, metrics, logger }: ActivityDeps) {
   return {
     async recordInboundEvent(accepted: AcceptedEvent, config: EventConfig): Promise<LinkOutcome> {
       const linked = await withDomainFailures(() => linkInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
@@ -24,7 +24,7 @@ export function createIngestActivities({ orm, temporal, metrics, logger }: Activ
       return linked;
     },
     async routeInboundEvent(input: { eventId: string; visitorId: string | null; released: boolean }): Promise<RoutingOutcome> {
-      const routed = await withDomainFailures(() => routeInboundEvent({ em: orm.em.fork(), temporal }, input));
+      const routed = await withDomainFailures(() => routeInboundEvent({ em: orm.em.fork(), temporal, delivery }, input));
       metrics.eventProcessed('PROCESSED');
       return routed;
     },
@@ -34,7 +34,7 @@ export function createIngestActivities({ orm, temporal, metrics, logger }: Activ
     },
     /** A chunk of an ingestBatch run, heartbeating: business failures mark their event FAILED inside, so nothing to convert here. */
     async processInboundEvents(input: { eventIds: string[] }): Promise<ProcessedEvent[]> {
-      const processed = await whileHeartbeating(() => processInboundEvents({ em: orm.em.fork(), temporal, logger }, input.eventIds));
+      const processed = await whileHeartbeating(() => processInboundEvents({ em: orm.em.fork(), temporal, delivery, logger }, input.eventIds));
       for (const event of processed) if (event.state.status !== 'RECEIVED') metrics.eventProcessed(event.state.status);
       return processed;
     },

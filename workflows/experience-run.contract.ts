@@ -51,6 +51,12 @@ export interface CarriedRunState {
   nextSeq: number;
 }
 
+/** Where routing's first steps left a new run: the path so far, and the node that needs time (or a provider call). */
+export interface WalkedSteps {
+  nodeId: string;
+  path: PathStep[];
+}
+
 export interface ExperienceRunInput {
   version: 1;
   runId: string;
@@ -66,6 +72,11 @@ export interface ExperienceRunInput {
   /** Epoch ms, from the run's row: the start of maxDurationSeconds. */
   enteredAt: number;
   carried?: CarriedRunState | undefined;
+  /**
+   * The nodes routing walked when it entered the run (webhook, condition, split: none needs time to pass) and the
+   * node the run goes on from; absent when routing stopped at the start node (ADR 0066).
+   */
+  walked?: WalkedSteps | undefined;
   /** Continue as new past this many history events (the server's own suggestion also triggers it). */
   historyLimit?: number | undefined;
 }

@@ -17,7 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { RunRef } from '../src/domain/experiences/run-ref.ts';
-import { chooseSplitBranch, nodeById } from '../src/sandbox-safe/experiences/definition-graph.ts';
+import { nodeById, takeSplit } from '../src/sandbox-safe/experiences/definition-graph.ts';
 import type { Condition, ExperienceNode } from '../src/domain/experiences/definition-schema.ts';
 import type { ExperienceEndReason, ExperienceRunStatus, PathStep } from '../src/persistence/entities/experience-run.ts';
 import { CurrentNode, RunStatus } from '../src/sandbox-safe/search-attributes.ts';
@@ -43,6 +43,8 @@ import { failureReason } from './failure-reason.ts';
 // every step but the end local.
 const localStepsPatch = 'experience-run-local-steps';
 const localEndPatch = 'experience-run-local-end';
+// A run may start where routing's first steps left it (ADR 0066).
+const walkedPatch = 'experience-run-walked-by-routing';
 const remoteSteps = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumInterval: '1 minute' },
@@ -88,6 +90,7 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
   const { endExperienceRun } = endLocal ? localSteps : remoteSteps;
   const { definition } = input;
   const carried = input.carried;
+  const walked = !carried && input.walked && patched(walkedPatch) ? input.walked : undefined;
   const run: RunRef = {
     runId: input.runId,
     accountId: input.accountId,
@@ -96,13 +99,13 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
     clientUserId: input.clientUserId,
     triggerEventId: input.trigger.eventId,
   };
-  const path: PathStep[] = carried?.path ?? [];
+  const path: PathStep[] = carried?.path ?? walked?.path ?? [];
   const buffer: BufferedEvent[] = carried?.buffer ?? [];
   const seen: string[] = carried?.seen ?? [input.trigger.eventId];
   const goalsReached: string[] = carried?.goalsReached ?? [];
   const inbox: RunEvent[] = carried?.inbox ?? [];
   let nextSeq = carried?.nextSeq ?? 1;
-  let currentNodeId: string | null = carried?.position.nodeId ?? definition.start;
+  let currentNodeId: string | null = carried?.position.nodeId ?? walked?.nodeId ?? definition.start;
   let requestedEnd: { reason: ExperienceEndReason; detail: string | null } | undefined;
   let ended: { reason: ExperienceEndReason; endedAt: string } | undefined;
   let pumpBusy = false;
@@ -291,9 +294,9 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
           break;
         }
         case 'split': {
-          const branch = chooseSplitBranch(node.branches, `${input.experienceId}:${run.visitorId ?? run.runId}:${node.id}`);
-          record(node, `branch ${node.branches.indexOf(branch) + 1} of ${node.branches.length} → ${branch.next}`);
-          nodeId = branch.next;
+          const split = takeSplit(node, run);
+          record(node, split.outcome);
+          nodeId = split.next;
           break;
         }
         case 'exit': {
@@ -318,7 +321,7 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
     );
   const pump = pumpEvents();
   try {
-    if (!requestedEnd) await flow.run(() => walk(carried?.position ?? { nodeId: definition.start }));
+    if (!requestedEnd) await flow.run(() => walk(carried?.position ?? { nodeId: walked?.nodeId ?? definition.start }));
     requestEnd('completed', null);
   } catch (error) {
     if (isCancellation(error)) requestEnd('cancelled', 'the workflow was cancelled');

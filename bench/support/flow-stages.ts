@@ -15,7 +15,10 @@ export interface TracedEvent {
   actionEventId: string;
 }
 
-/** The stages of an event's way, in order; each figure is the time from the stage before. */
+/**
+ * The stages of an event's way, in order; each figure is the time from the stage before. The two flow run stages are
+ * only there for a run that waited before its webhook: routing takes a new run's first steps itself (ADR 0066).
+ */
 export const stageNames = [
   'post → accepted (row committed)',
   '→ ingest batch run started',
@@ -31,6 +34,7 @@ export const stageNames = [
   '→ delivery activity started',
   '→ received',
 ] as const;
+type StageName = (typeof stageNames)[number];
 
 const epochMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(time?.seconds ?? 0) * 1000 + (time?.nanos ?? 0) / 1e6;
 
@@ -46,9 +50,9 @@ async function firstTimes(client: Client, workflowId: string, types: protos.temp
  */
 export async function medianStages(sql: pg.Client, client: Client, traced: TracedEvent[]): Promise<Array<[string, number]>> {
   const started = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED;
-  const stages: number[][] = stageNames.map(() => []);
+  const stages = new Map<StageName, number[]>(stageNames.map((name) => [name, []]));
   for (const event of traced) {
-    const { rows } = await sql.query<{ accepted: Date; ingest_run: string; flow_run: string; action_at: Date; delivery_run: string }>(
+    const { rows } = await sql.query<{ accepted: Date; ingest_run: string; flow_run: string | null; action_at: Date; delivery_run: string }>(
       `select i.created_at as accepted, i.workflow_id as ingest_run, r.workflow_id as flow_run, o.created_at as action_at, d.workflow_id as delivery_run
          from inbound_events i
          join experience_runs r on r.trigger_event_id = i.id
@@ -60,11 +64,28 @@ export async function medianStages(sql: pg.Client, client: Client, traced: Trace
     const row = rows[0];
     if (!row) continue;
     const batchStages = [started, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED];
-    const ingest = await firstTimes(client, row.ingest_run, batchStages);
-    const flow = await firstTimes(client, row.flow_run, [started, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED]);
-    const delivery = await firstTimes(client, row.delivery_run, batchStages);
-    const times = [event.postedAt, row.accepted.getTime(), ...ingest, ...flow, row.action_at.getTime(), ...delivery, event.receivedAt];
-    times.slice(1).forEach((time, index) => stages[index]!.push(time - times[index]!));
+    const [ingestStarted, ingestTask, ingestDone, chunk] = await firstTimes(client, row.ingest_run, batchStages);
+    const flow = row.flow_run ? await firstTimes(client, row.flow_run, [started, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED]) : [];
+    const [deliveryStarted, deliveryTask, deliveryDone, attempt] = await firstTimes(client, row.delivery_run, batchStages);
+    const times: Array<[StageName, number]> = [
+      ['post → accepted (row committed)', row.accepted.getTime()],
+      ['→ ingest batch run started', ingestStarted!],
+      ['→ its first task started', ingestTask!],
+      ['→ that task completed', ingestDone!],
+      ['→ its chunk activity started', chunk!],
+      ...(flow.length ? ([['→ flow run started', flow[0]!], ['→ flow run task started', flow[1]!]] as Array<[StageName, number]>) : []),
+      ['→ webhook action written', row.action_at.getTime()],
+      ['→ delivery batch run started', deliveryStarted!],
+      ['→ delivery run task started', deliveryTask!],
+      ['→ delivery run task completed', deliveryDone!],
+      ['→ delivery activity started', attempt!],
+      ['→ received', event.receivedAt],
+    ];
+    let before = event.postedAt;
+    for (const [name, time] of times) {
+      stages.get(name)!.push(time - before);
+      before = time;
+    }
   }
-  return stageNames.map((name, index) => [name, percentile(ascending(stages[index]!), 50)]);
+  return stageNames.flatMap((name) => (stages.get(name)!.length ? [[name, percentile(ascending(stages.get(name)!), 50)] as [string, number]] : []));
 }

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { linkAndRouteChunk } from '../../src/domain/ingest/link-and-route-chunk.ts';
 import { processInboundEvents } from '../../src/domain/ingest/process-inbound-events.ts';
 import type { Logger } from '../../src/logger.ts';
+import type { ExperienceRunInput } from '../../workflows/experience-run.contract.ts';
+import type { TemporalAccess } from '../../src/temporal/temporal-access.ts';
 import { Connection } from '../../src/persistence/entities/connection.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { newAccount, type TestAccount } from '../support/api.ts';
@@ -21,6 +23,8 @@ beforeAll(async () => {
 afterAll(() => orm?.close());
 
 const unservedQueue = 'no-relay-serves-this-queue';
+/** What routing publishes a new run's first actions with: into the outbox, for a task queue no relay serves. */
+const publish = () => ({ temporal: { taskQueue: unservedQueue } as TemporalAccess, delivery: inject('delivery') });
 let sequence = 0;
 
 /** Writes one RECEIVED event into the outbox, as the API would; answers its id. */
@@ -71,11 +75,12 @@ const listeningFlow = () =>
 
 /** A Temporal client that records the runs started and the signals sent with a start (the events, by id). */
 function recordingTemporal() {
-  const calls = { started: [] as string[], signalledWithStart: [] as string[], handedOver: [] as string[][] };
+  const calls = { started: [] as string[], startInputs: [] as ExperienceRunInput[], signalledWithStart: [] as string[], handedOver: [] as string[][] };
   const client = {
     workflow: {
-      async start(_type: string, options: { workflowId: string }) {
+      async start(_type: string, options: { workflowId: string; args: [ExperienceRunInput] }) {
         calls.started.push(options.workflowId);
+        calls.startInputs.push(options.args[0]);
         return {};
       },
       async signalWithStart(_type: string, options: { workflowId: string; signalArgs: [Array<{ eventId: string }>] }) {
@@ -106,7 +111,7 @@ describe('deciding a chunk of events together', () => {
       unknownHeld: await receivedEvent(account, holding, { eventType: 'order.completed', clientUserId: 'u_stranger' }),
       known: await receivedEvent(account, holding, { eventType: 'order.completed', clientUserId: 'u_known', attributes: { country: 'DE' } }),
     };
-    const decided = await linkAndRouteChunk(orm.em.fork(), Object.values(ids), await connectionsOf(creating, holding));
+    const decided = await linkAndRouteChunk(orm.em.fork(), Object.values(ids), await connectionsOf(creating, holding), publish());
     expect([...decided.keys()].sort()).toEqual(Object.values(ids).sort());
 
     const rows = await rowsOf(Object.values(ids));
@@ -133,7 +138,7 @@ describe('deciding a chunk of events together', () => {
     const behindHeld = await receivedEvent(account, holding, { eventType: 'order.completed', clientUserId: 'u_waiting' });
     const anonymous = await receivedEvent(account, holding, { eventType: 'order.completed' });
 
-    const decided = await linkAndRouteChunk(orm.em.fork(), [behindHeld, anonymous], await connectionsOf(holding));
+    const decided = await linkAndRouteChunk(orm.em.fork(), [behindHeld, anonymous], await connectionsOf(holding), publish());
     expect([...decided.keys()]).toEqual([anonymous]);
     const rows = await rowsOf([behindHeld, anonymous]);
     expect(rows.get(behindHeld)!.status).toBe('RECEIVED');
@@ -153,7 +158,7 @@ describe('deciding a chunk of events together', () => {
 
     const warnings: unknown[] = [];
     const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
-    const processed = await processInboundEvents({ em: orm.em.fork(), temporal, logger }, ids);
+    const processed = await processInboundEvents({ em: orm.em.fork(), temporal, delivery: inject('delivery'), logger }, ids);
     expect(processed.map((event) => event.state.status)).toEqual(['PROCESSED', 'PROCESSED', 'PROCESSED', 'PROCESSED']);
     expect(warnings).toEqual([]); // decided together, not one by one after a failed chunk
     const rows = await rowsOf(ids);
@@ -167,9 +172,64 @@ describe('deciding a chunk of events together', () => {
     expect(calls.handedOver).toEqual([[browsed, browsedAgain]]);
 
     // A retry of the activity after the commit finds them PROCESSED and carries their decisions out again.
-    await processInboundEvents({ em: orm.em.fork(), temporal }, ids);
+    await processInboundEvents({ em: orm.em.fork(), temporal, delivery: inject('delivery') }, ids);
     expect(calls.started).toEqual([run!.workflow_id, run!.workflow_id]);
     expect(calls.handedOver).toEqual([[browsed, browsedAgain], [browsed, browsedAgain]]);
+  });
+
+  it("takes a new run's first steps in routing: a run that reaches its exit ends there without a workflow, one that must wait starts from there", async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const { experienceId: endsAtOnce } = await publishedExperience(
+      account,
+      flow({
+        nodes: [
+          { id: 'check', type: 'condition', if: { field: 'event.attributes.plan', op: 'eq', value: 'pro' }, then: 'hello', else: 'done' },
+          { id: 'hello', type: 'webhook', result: { greeting: 'hi {{event.attributes.plan}}' }, next: 'done' },
+          { id: 'done', type: 'exit' },
+        ],
+      }),
+    );
+    const { experienceId: waits } = await publishedExperience(
+      account,
+      flow({
+        nodes: [
+          { id: 'hello', type: 'webhook', result: { step: 'first' }, next: 'await' },
+          { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
+          { id: 'done', type: 'exit' },
+        ],
+      }),
+    );
+    const signup = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_first', attributes: { plan: 'pro' } });
+    const { temporal, calls } = recordingTemporal();
+    await processInboundEvents({ em: orm.em.fork(), temporal, delivery: inject('delivery') }, [signup]);
+
+    const runOf = async (experienceId: string) =>
+      (await query<any>('select id, status, end_reason, workflow_id, current_node_id, path, entry_key from experience_runs where experience_id = $1', [experienceId]))[0];
+    const ended = await runOf(endsAtOnce);
+    expect(ended).toMatchObject({ status: 'completed', end_reason: 'completed', workflow_id: null, current_node_id: 'done', entry_key: expect.stringMatching(/^person:/) });
+    expect(ended.path.map((step: any) => [step.nodeId, step.outcome])).toEqual([['check', 'then'], ['hello', expect.stringMatching(/^sent evt_/)], ['done', 'exit']]);
+    const waiting = await runOf(waits);
+    expect(waiting).toMatchObject({ status: 'running', workflow_id: expect.any(String), current_node_id: 'await' });
+    expect(waiting.path.map((step: any) => step.nodeId)).toEqual(['hello']);
+    const [routed] = (await rowsOf([signup])).values();
+    expect(routed!.routing_outcome).toMatchObject({ startedRuns: expect.arrayContaining([ended.id, waiting.id]), deliveredTo: [] });
+
+    // Only the waiting run has a workflow, started at the node routing stopped at, with the path so far.
+    expect(calls.started).toEqual([waiting.workflow_id]);
+    expect(calls.startInputs[0]!.walked).toEqual({ nodeId: 'await', path: waiting.path });
+    const published = () =>
+      query<{ type: string; data: any }>(`select type, body::jsonb->'data' as data from outbound_events where account_id = $1 order by type, id`, [account.accountId]);
+    const events = await published();
+    expect(events.map((event) => event.type)).toEqual(['experience.action', 'experience.action', 'experience.ended']);
+    expect(events.map((event) => event.data.result)).toEqual(
+      expect.arrayContaining([{ greeting: 'hi pro', nodeId: 'hello' }, { step: 'first', nodeId: 'hello' }, { reason: 'completed', nodeId: 'done' }]),
+    );
+
+    // A retry after the commit publishes nothing again and starts only the waiting run (again, which is harmless).
+    await processInboundEvents({ em: orm.em.fork(), temporal, delivery: inject('delivery') }, [signup]);
+    expect(await published()).toHaveLength(3);
+    expect(calls.started).toEqual([waiting.workflow_id, waiting.workflow_id]);
   });
 
   it('starts the runs one event enters side by side, not one after another', async () => {
@@ -200,7 +260,7 @@ describe('deciding a chunk of events together', () => {
       },
     } as unknown as Client;
 
-    const [processed] = await processInboundEvents({ em: orm.em.fork(), temporal: { client, taskQueue: unservedQueue } }, [event]);
+    const [processed] = await processInboundEvents({ em: orm.em.fork(), temporal: { client, taskQueue: unservedQueue }, delivery: inject('delivery') }, [event]);
     expect(processed!.state.status).toBe('PROCESSED');
     expect(mostInFlight).toBe(experiences.length);
     expect(order).toHaveLength(experiences.length);

@@ -31,7 +31,10 @@ function stubActivities(conditionHolds: (eventId: string) => boolean = () => tru
     calls.push({ name, input });
   };
   const activities = {
-    enterExperienceRun: async () => ({ status: 'running' }),
+    async enterExperienceRun(input: { runId: string }) {
+      calls.push({ name: 'enter', input });
+      return { status: 'running' };
+    },
     saveExperienceRunProgress: log('save'),
     evaluateExperienceCondition: async (input: { eventId: string }) => {
       calls.push({ name: 'evaluate', input });
@@ -137,6 +140,33 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
     expect(stub.named('provider')).toEqual([]);
     expect(stub.named('evaluate')).toEqual([expect.objectContaining({ eventId: 'iev_trigger' })]);
     expect(stub.named('end')).toEqual([expect.objectContaining({ status: 'completed', endReason: 'completed', currentNodeId: 'done' })]);
+  });
+
+  it('goes on from where routing’s first steps left it: the walked path first, no webhook again, still checking for a cancel before the start', async () => {
+    const stub = stubActivities();
+    const flow = definition({
+      nodes: [
+        { id: 'welcome', type: 'webhook', result: { step: 1 }, next: 'wait1' },
+        { id: 'wait1', type: 'wait', seconds: day, next: 'done' },
+        { id: 'done', type: 'exit' },
+      ],
+    });
+    const walkedPath = [{ nodeId: 'welcome', type: 'webhook', at: new Date().toISOString(), outcome: 'sent evt_routed' }];
+    const result = await withRun(
+      flow,
+      stub,
+      async (handle) => {
+        const state = await handle.result();
+        await recordHistoryIfAsked(handle, 'experience-run-walked-by-routing');
+        return state;
+      },
+      { walked: { nodeId: 'wait1', path: walkedPath } },
+    );
+    expect(result.path.map((step) => `${step.nodeId}:${step.outcome}`)).toEqual(['welcome:sent evt_routed', `wait1:waited ${day} s`, 'done:exit']);
+    // Archiving may have cancelled the run between routing's commit and this start: the run still looks.
+    expect(stub.named('enter')).toHaveLength(1);
+    expect(stub.named('webhook')).toEqual([]);
+    expect(stub.named('end')).toEqual([expect.objectContaining({ status: 'completed', currentNodeId: 'done' })]);
   });
 
   it('ends at maxDurationSeconds with reason max_duration (status cancelled)', async () => {

@@ -57,7 +57,13 @@ export const runSchema = z
     endReason: z.enum(experienceEndReasons).nullable(),
     endDetail: z.string().nullable(),
     path: z.array(z.object({ nodeId: z.string(), type: z.string(), at: timestamp, outcome: z.string() })).meta({ description: 'Oldest first.' }),
-    workflowId: z.string().meta({ description: 'experience:<experienceId>:<visitorId>[:<n>], or experience:<experienceId>:event:<eventId> when anonymous' }),
+    workflowId: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'experience:<experienceId>:<visitorId>[:<n>], or experience:<experienceId>:event:<eventId> when anonymous; null for a run that reached its exit without waiting: routing took its steps when it entered, and it never needed a workflow',
+      }),
   })
   .meta({ id: 'ExperienceRun' });
 
@@ -86,5 +92,5 @@ export const toRunResponse = (run: ExperienceRun): z.infer<typeof runSchema> => 
   endReason: run.endReason ?? null,
   endDetail: run.endDetail ?? null,
   path: run.path,
-  workflowId: run.workflowId,
+  workflowId: run.workflowId ?? null,
 });

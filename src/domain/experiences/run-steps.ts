@@ -3,6 +3,7 @@ import { ExperienceRun, type ExperienceEndReason, type ExperienceRunStatus, type
 import { derivedId } from '../../security/ids.ts';
 import { publishEvent, type PublishDeps } from '../events/publish-event.ts';
 import type { Condition } from './definition-schema.ts';
+import type { ExperienceContext } from '../../sandbox-safe/experiences/context-fields.ts';
 import { evaluateCondition } from '../../sandbox-safe/experiences/evaluate-condition.ts';
 import { experienceEventData, loadRunContext } from './run-context.ts';
 import type { RunRef } from './run-ref.ts';
@@ -27,13 +28,17 @@ export async function evaluateRunCondition(em: EntityManager, input: { run: RunR
   return evaluateCondition(input.condition, await loadRunContext(em, input.run, input.eventId));
 }
 
-/** A webhook node: `experience.action` with the node's rendered result, to its endpoint or to every subscriber. */
+/**
+ * A webhook node: `experience.action` with the node's rendered result, to its endpoint or to every subscriber. The
+ * context is read unless the caller has it (routing, which walks a new run's first steps with the event in hand).
+ */
 export async function fireExperienceWebhook(
   deps: PublishDeps,
   input: { run: RunRef; nodeId: string; endpointId: string | null; result: Record<string, unknown> },
+  known?: ExperienceContext,
 ): Promise<{ eventId: string }> {
   const { run } = input;
-  const context = await loadRunContext(deps.em, run);
+  const context = known ?? (await loadRunContext(deps.em, run));
   const rendered = renderTemplate(input.result, context) as Record<string, unknown>;
   return publishEvent(deps, {
     eventId: derivedId('evt_', run.runId, 'node', input.nodeId),
@@ -91,12 +96,22 @@ export async function endExperienceRun(deps: PublishDeps, input: EndRunInput): P
     }
     if (row.entryKey?.startsWith('live:')) row.entryKey = null;
   });
-  const context = await loadRunContext(deps.em, run);
+  return announceRunEnd(deps, run, await loadRunContext(deps.em, run), input.endReason, input.currentNodeId);
+}
+
+/** `experience.ended` for a person's run, `experience.completed` (without clientUserId) for an anonymous one. */
+export function announceRunEnd(
+  deps: PublishDeps,
+  run: RunRef,
+  context: ExperienceContext,
+  reason: ExperienceEndReason,
+  nodeId: string | null,
+): Promise<{ eventId: string }> {
   return publishEvent(deps, {
     eventId: derivedId('evt_', run.runId, 'ended'),
     accountId: run.accountId,
     experienceId: run.experienceId,
     type: run.clientUserId ? 'experience.ended' : 'experience.completed',
-    data: experienceEventData(run, context, { reason: input.endReason, nodeId: input.currentNodeId }),
+    data: experienceEventData(run, context, { reason, nodeId }),
   });
 }

@@ -5,7 +5,7 @@ import { Visitor } from '../../persistence/entities/visitor.ts';
 import { lockPersons, personKey, type Person } from '../../persistence/person-lock.ts';
 import { ingestWorkflowId } from '../../../workflows/ingest-event.contract.ts';
 import { clickedSendId, markClicked } from '../sends/record-click.ts';
-import { decideRouting, loadLiveRuns, loadTriggeredVersions, versionsTriggeredBy, type LiveRun, type RoutedPerson } from '../routing/route-event.ts';
+import { decideRouting, loadLiveRuns, loadTriggeredVersions, versionsTriggeredBy, type LiveRun, type RoutedPerson, type RoutingPublish } from '../routing/route-event.ts';
 import { createVisitor, mergeVisitorDetails } from '../visitors/link-visitor.ts';
 
 /**
@@ -23,6 +23,7 @@ export async function linkAndRouteChunk(
   em: EntityManager,
   eventIds: string[],
   connections: Map<string, Connection>,
+  publish: RoutingPublish,
 ): Promise<Map<string, InboundEvent>> {
   return em.transactional(async (tx) => {
     const rows = await tx.find(InboundEvent, { id: { $in: eventIds }, status: 'RECEIVED' }, { orderBy: { createdAt: 'asc', id: 'asc' } });
@@ -80,7 +81,7 @@ export async function linkAndRouteChunk(
       const versions = versionsTriggeredBy(triggered, row);
       if (versions.length > 0) await tx.flush(); // a run it starts refers to the visitor, which must be written first
       const live = person ? (liveRuns.get(person.id) ?? []) : [];
-      const { outcome: routed, entered } = await decideRouting(tx, row, person, versions, live);
+      const { outcome: routed, entered } = await decideRouting(tx, row, person, versions, live, publish);
       if (person) liveRuns.set(person.id, [...live, ...entered.filter((run) => !live.some((known) => known.id === run.id))]);
       Object.assign(row, { visitorId: person?.id ?? null, status: 'PROCESSED', statusReason: null, routingOutcome: { ...routed }, processedAt: new Date() });
       decided.set(row.id, row);

@@ -14,6 +14,7 @@ import { finishInboundEvent, routeInboundEvent } from './route-inbound-event.ts'
 import { linkAndRouteChunk } from './link-and-route-chunk.ts';
 import { dispatchRouting } from '../routing/dispatch-routing.ts';
 import type { RoutingOutcome } from '../routing/route-event.ts';
+import type { PublishDeps } from '../events/publish-event.ts';
 
 export interface ProcessedEvent {
   eventId: string;
@@ -39,14 +40,14 @@ const heldStartsInParallel = 16;
  * left (a failure to carry out the chunk's decisions is thrown at once: the retry carries them out again).
  */
 export async function processInboundEvents(
-  deps: { em: EntityManager; temporal: TemporalAccess; logger?: Logger },
+  deps: PublishDeps & { logger?: Logger },
   eventIds: string[],
 ): Promise<ProcessedEvent[]> {
   const rows = await deps.em.find(InboundEvent, { id: { $in: eventIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   const connections = new Map(
     (await deps.em.find(Connection, { id: { $in: [...new Set(rows.map((row) => row.connectionId))] } })).map((connection) => [connection.id, connection]),
   );
-  const decided = await decideTogether(deps.em.fork(), rows, connections, deps.logger);
+  const decided = await decideTogether(deps, rows, connections);
   const current = rows.map((row) => decided.get(row.id) ?? row);
   // What is decided (now, or by an earlier attempt) is carried out together, before the events still open: those
   // are a person's later events, or events of persons with something held.
@@ -87,23 +88,22 @@ export async function processInboundEvents(
  * was written, and every event takes the per-event path, which isolates a failing event from the others.
  */
 async function decideTogether(
-  em: EntityManager,
+  deps: PublishDeps & { logger?: Logger },
   rows: InboundEvent[],
   connections: Map<string, Connection>,
-  logger: Logger | undefined,
 ): Promise<Map<string, InboundEvent>> {
   const received = rows.filter((row) => row.status === 'RECEIVED').map((row) => row.id);
   if (received.length === 0) return new Map();
   try {
-    return await linkAndRouteChunk(em, received, connections);
+    return await linkAndRouteChunk(deps.em.fork(), received, connections, deps);
   } catch (error) {
-    logger?.warn({ err: error, events: received.length }, 'deciding a chunk of events together failed; each event takes the per-event path');
+    deps.logger?.warn({ err: error, events: received.length }, 'deciding a chunk of events together failed; each event takes the per-event path');
     return new Map();
   }
 }
 
 /** The per-event path of an event still RECEIVED: the steps an `ingestEvent` run takes, one transaction each. */
-async function processOne(deps: { em: EntityManager; temporal: TemporalAccess }, row: InboundEvent, connection: Connection): Promise<IngestState> {
+async function processOne(deps: PublishDeps, row: InboundEvent, connection: Connection): Promise<IngestState> {
   const em = deps.em.fork();
   const accepted = acceptedOf(row);
   const config = connection.eventConfig;
@@ -114,7 +114,7 @@ async function processOne(deps: { em: EntityManager; temporal: TemporalAccess },
     return { status: 'HELD', visitorId: null, reason: `waiting for visitor ${row.clientUserId}` };
   }
   const visitorId = link.outcome === 'linked' ? link.visitorId : null;
-  const outcome = await routeInboundEvent({ em: em.fork(), temporal: deps.temporal }, { eventId: row.id, visitorId, released: false });
+  const outcome = await routeInboundEvent({ ...deps, em: em.fork() }, { eventId: row.id, visitorId, released: false });
   return { status: 'PROCESSED', visitorId, reason: outcome.reason };
 }
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { clickedSendId, markClicked } from '../sends/record-click.ts';
-import type { TemporalAccess } from '../../temporal/temporal-access.ts';
+import type { PublishDeps } from '../events/publish-event.ts';
 import { dispatchRouting } from '../routing/dispatch-routing.ts';
 import { routeEvent, type RoutingOutcome } from '../routing/route-event.ts';
 import { lockPerson } from '../../persistence/person-lock.ts';
@@ -19,7 +19,7 @@ export class OlderEventsPending extends Error {
  * stored outcome and carries it out again, which is harmless.
  */
 export async function routeInboundEvent(
-  deps: { em: EntityManager; temporal: TemporalAccess },
+  deps: PublishDeps,
   input: { eventId: string; visitorId: string | null; released: boolean },
 ): Promise<RoutingOutcome> {
   const outcome = await deps.em.transactional(async (tx) => {
@@ -48,7 +48,7 @@ export async function routeInboundEvent(
     // A click on a push, reported as an event, counts like POST /push/click.
     const clicked = clickedSendId(event.eventType, event.attributes);
     if (clicked) await markClicked(tx, event.accountId, clicked, event.occurredAt);
-    const routed = await routeEvent(tx, event, input.visitorId);
+    const routed = await routeEvent(tx, event, input.visitorId, deps);
     event.visitorId = input.visitorId;
     event.status = 'PROCESSED';
     event.statusReason = null;

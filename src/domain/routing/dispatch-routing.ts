@@ -52,7 +52,10 @@ async function runEvents(em: EntityManager, ids: string[]): Promise<Map<string, 
   return new Map(rows.map((row) => [row.id, { eventId: row.id, eventType: row.eventType, occurredAt: row.occurredAt.toISOString() }]));
 }
 
-/** Each run's workflow input, from its row, its experience's name, its version's definition and its trigger event. */
+/**
+ * Each run's workflow input, from its row, its experience's name, its version's definition and its trigger event; with
+ * the steps routing walked when it entered the run. A run that ended there has no workflow and no input.
+ */
 async function runInputs(em: EntityManager, ids: string[]): Promise<Map<string, { workflowId: string; input: ExperienceRunInput }>> {
   const runs = await em.find(ExperienceRun, { id: { $in: ids } });
   if (runs.length === 0) return new Map();
@@ -66,6 +69,8 @@ async function runInputs(em: EntityManager, ids: string[]): Promise<Map<string, 
   const versions = new Map(versionRows.map((version) => [versionKey(version), version]));
   const inputs = new Map<string, { workflowId: string; input: ExperienceRunInput }>();
   for (const run of runs) {
+    // Ended in routing's first steps: it has no workflow to start or hand anything to.
+    if (!run.workflowId) continue;
     const version = versions.get(versionKey(run))!;
     inputs.set(run.id, {
       workflowId: run.workflowId,
@@ -81,6 +86,7 @@ async function runInputs(em: EntityManager, ids: string[]): Promise<Map<string, 
         clientUserId: run.clientUserId ?? null,
         trigger: triggers.get(run.triggerEventId)!,
         enteredAt: run.enteredAt.getTime(),
+        ...(run.path.length > 0 && run.currentNodeId ? { walked: { nodeId: run.currentNodeId, path: run.path } } : {}),
       },
     });
   }

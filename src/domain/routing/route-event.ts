@@ -11,6 +11,8 @@ import type { ExperienceContext } from '../../sandbox-safe/experiences/context-f
 import { conditionsMet } from '../../sandbox-safe/experiences/evaluate-condition.ts';
 import type { ExperienceDefinition } from '../experiences/definition-schema.ts';
 import { eventTypesHeard } from '../../sandbox-safe/experiences/definition-graph.ts';
+import type { PublishDeps } from '../events/publish-event.ts';
+import { walkFirstSteps } from '../experiences/walk-first-steps.ts';
 
 /**
  * What routing decided for one event, stored on the event (GET /accounts/{accountId}/events shows it): the active
@@ -29,6 +31,9 @@ export interface RoutedPerson {
   clientUserId: string;
   attributes: Record<string, unknown>;
 }
+
+/** What routing needs to publish a new run's first actions into the delivery outbox (its transaction brings the rest). */
+export type RoutingPublish = Omit<PublishDeps, 'em'>;
 
 const triggerKey = (accountId: string, eventType: string) => `${accountId}\u0000${eventType}`;
 
@@ -108,18 +113,19 @@ export async function loadLiveRuns(tx: EntityManager, accountId: string, visitor
  * two events of one person never decide an entry at the same time. The Temporal side (starting the runs, signalling
  * the live ones) happens after the commit, in `dispatchRouting`.
  */
-export async function routeEvent(tx: EntityManager, event: InboundEvent, visitorId: string | null): Promise<RoutingOutcome> {
+export async function routeEvent(tx: EntityManager, event: InboundEvent, visitorId: string | null, publish: RoutingPublish): Promise<RoutingOutcome> {
   const versions = versionsTriggeredBy(await loadTriggeredVersions(tx, [event]), event);
   const visitor = visitorId ? await tx.findOne(Visitor, { id: visitorId }, { fields: ['clientUserId', 'attributes'] }) : null;
   const person = visitor ? { id: visitorId!, clientUserId: visitor.clientUserId, attributes: visitor.attributes } : null;
   const live = person ? ((await loadLiveRuns(tx, event.accountId, [person.id])).get(person.id) ?? []) : [];
-  return (await decideRouting(tx, event, person, versions, live)).outcome;
+  return (await decideRouting(tx, event, person, versions, live, publish)).outcome;
 }
 
 /**
  * The decision of `routeEvent` from what it read: the triggered versions and the person's live runs (which must
  * include the runs started by the person's earlier events in the same transaction, `entered`). Writes the runs it
- * starts. The event reaches the live runs that hear its type.
+ * starts and takes their first steps (`walkFirstSteps`): a run that ends there is not live. The event reaches the
+ * live runs that hear its type.
  */
 export async function decideRouting(
   tx: EntityManager,
@@ -127,6 +133,7 @@ export async function decideRouting(
   person: RoutedPerson | null,
   versions: ExperienceVersion[],
   liveRuns: LiveRun[],
+  publish: RoutingPublish,
 ): Promise<{ outcome: RoutingOutcome; entered: LiveRun[] }> {
   const own = { eventType: event.eventType, attributes: event.attributes ?? {} };
   const context: ExperienceContext = { event: own, trigger: own, visitor: person ? { clientUserId: person.clientUserId, attributes: person.attributes } : null };
@@ -143,11 +150,15 @@ export async function decideRouting(
       continue;
     }
     matchedExperiences.push(version.experienceId);
-    const runId = await enterRun(tx, event, version.experienceId, version.version, definition, person);
-    if (runId) {
-      startedRuns.push(runId);
-      entered.push({ id: runId, heard: heardBy(version) });
+    const run = await enterRun(tx, event, version.experienceId, version.version, definition, person);
+    if (!run) continue;
+    startedRuns.push(run.runId);
+    if (run.isNew) {
+      const ref = { runId: run.runId, accountId: event.accountId, experienceId: version.experienceId, visitorId: person?.id ?? null, clientUserId: person?.clientUserId ?? null, triggerEventId: event.id };
+      const first = await walkFirstSteps({ ...publish, em: tx }, { run: ref, entryKey: run.entryKey }, definition, context);
+      if (first.ended) continue; // no later event can reach it
     }
+    entered.push({ id: run.runId, heard: heardBy(version) });
   }
 
   const deliveredTo = liveRuns.filter((run) => run.heard.has(event.eventType) && !startedRuns.includes(run.id)).map((run) => run.id);
@@ -176,9 +187,9 @@ const named = (version: ExperienceVersion) => `${JSON.stringify(version.definiti
 const listed = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 
 /**
- * Writes a new run unless the entry rule forbids it; returns its id, or null. The run id derives from (experience,
- * event), so deciding again for the same event finds the same run; `entryKey` is unique per experience, so the
- * database refuses a second entry the rule forbids even if a check were to race.
+ * Writes a new run unless the entry rule forbids it; returns its id (and whether this call wrote it), or null. The run
+ * id derives from (experience, event), so deciding again for the same event finds the same run; `entryKey` is unique
+ * per experience, so the database refuses a second entry the rule forbids even if a check were to race.
  */
 async function enterRun(
   tx: EntityManager,
@@ -187,7 +198,7 @@ async function enterRun(
   version: number,
   definition: ExperienceDefinition,
   person: { id: string; clientUserId: string } | null,
-): Promise<string | null> {
+): Promise<{ runId: string; entryKey: string; isNew: boolean } | null> {
   const runId = derivedId('run_', experienceId, event.id);
   let entryKey: string;
   let runNumber = 1;
@@ -197,8 +208,9 @@ async function enterRun(
     entryKey = `event:${event.id}`;
     workflowId = experienceRunWorkflowId(experienceId, { eventId: event.id });
   } else {
-    const earlier = await tx.find(ExperienceRun, { experienceId, visitorId: person.id }, { fields: ['id', 'status'] });
-    if (earlier.some((run) => run.id === runId)) return runId;
+    const earlier = await tx.find(ExperienceRun, { experienceId, visitorId: person.id }, { fields: ['id', 'status', 'entryKey'] });
+    const decided = earlier.find((run) => run.id === runId);
+    if (decided) return { runId, entryKey: decided.entryKey ?? '', isNew: false };
     const reentry = definition.entry.reentry;
     if (reentry === 'never' && earlier.length > 0) return null;
     if (reentry === 'after_exit' && earlier.some((run) => run.status === 'running')) return null;
@@ -230,5 +242,5 @@ async function enterRun(
     .onConflict()
     .ignore()
     .execute<{ affectedRows: number }>('run');
-  return inserted.affectedRows > 0 ? runId : null;
+  return inserted.affectedRows > 0 ? { runId, entryKey, isNew: true } : null;
 }

@@ -36,7 +36,8 @@ export const ExperienceRun = defineEntity({
     triggerEventId: p.string().length(40),
     entryKey: p.string().length(300).nullable(),
     runNumber: p.integer(),
-    workflowId: p.string().length(400),
+    /** Null for a run that ended in routing's first steps: it never needed a workflow (ADR 0066). */
+    workflowId: p.string().length(400).nullable(),
     status: p.enum(experienceRunStatuses),
     currentNodeId: p.string().length(64).nullable(),
     path: p.json<PathStep[]>(),

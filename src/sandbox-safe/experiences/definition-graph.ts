@@ -89,3 +89,15 @@ export function chooseSplitBranch(branches: readonly SplitBranch[], seed: string
   }
   return branches[branches.length - 1]!;
 }
+
+/**
+ * Where a person goes at a split, and how the run's path says so. The seed is the experience, the person (the run
+ * when anonymous) and the node, so the workflow and routing's first steps send the same person the same way.
+ */
+export function takeSplit(
+  node: Extract<ExperienceNode, { type: 'split' }>,
+  run: { experienceId: string; visitorId: string | null; runId: string },
+): { next: string; outcome: string } {
+  const branch = chooseSplitBranch(node.branches, `${run.experienceId}:${run.visitorId ?? run.runId}:${node.id}`);
+  return { next: branch.next, outcome: `branch ${node.branches.indexOf(branch) + 1} of ${node.branches.length} → ${branch.next}` };
+}

@@ -43,6 +43,11 @@ export function deliverEventsToRun(temporal: TemporalAccess, workflowId: string,
   );
 }
 
-/** The run, for the cancel update and the state query. */
-export const experienceRunHandle = (temporal: Pick<TemporalAccess, 'client'>, workflowId: string) =>
-  temporal.client.workflow.getHandle<ExperienceRunWorkflow>(workflowId);
+/**
+ * The run, for the cancel update and the state query. Only a run that ended in routing's first steps has no workflow
+ * id, and it is never live, so a live run without one is a bug.
+ */
+export function experienceRunHandle(temporal: Pick<TemporalAccess, 'client'>, workflowId: string | null | undefined) {
+  if (!workflowId) throw new Error('this run has no workflow: it ended when routing entered it');
+  return temporal.client.workflow.getHandle<ExperienceRunWorkflow>(workflowId);
+}
