@@ -341,6 +341,8 @@ async function main(context: BenchContext): Promise<number> {
     signal,
   );
   const settledS = (now() - liveStarted) / 1000;
+  // The worker's peak RSS so far at the end of each phase: which phase raised it.
+  const peakAfter: Array<[string, number]> = [['set-up', (await processMemoryMiB(worker.pid!)).peakMiB]];
 
   // --- 2. Ingest acceptance ------------------------------------------------------------------------------------
   const ingest = await load('ingest acceptance', { origin: api.url, next: eventRequests(target, 'order', 'order.completed', (index) => `buyer-${index % 1000}`) }, signal);
@@ -420,6 +422,7 @@ async function main(context: BenchContext): Promise<number> {
   const flowLost = signups.acceptedTags.filter((user) => !received.has(user)).length;
   await waitForQuiet(stack.temporal.client, signal);
   const flowCpu = cpuPerEvent(flowCpuBefore, readCpu(processes, databaseName), routedCount);
+  peakAfter.push(['starting runs', (await processMemoryMiB(worker.pid!)).peakMiB]);
   progress('reading the histories of the flows phase');
   const flowCost = perEvent(await temporalCostSince(stack.temporal.client, taskQueue, flowStarted), routedCount);
 
@@ -482,6 +485,7 @@ async function main(context: BenchContext): Promise<number> {
     signal,
   );
   const advanceCpu = cpuPerEvent(advanceCpuBefore, readCpu(processes, databaseName), advancedCount);
+  peakAfter.push(['advancing runs', (await processMemoryMiB(worker.pid!)).peakMiB]);
   progress('reading the histories of the advancing phase');
   const advanceCost = perEvent(await temporalCostSince(stack.temporal.client, taskQueue, advanceStarted), advancedCount);
 
@@ -539,6 +543,7 @@ async function main(context: BenchContext): Promise<number> {
       `advanced runs ended by their goal ${endedByGoal}/${fullyPosted.length}`,
   );
   out(`  worker peak RSS ${fmt(workerPeakRssMiB, 0)} MiB${WORKER_NODE_OPTIONS ? ` (worker NODE_OPTIONS ${WORKER_NODE_OPTIONS})` : ''}`);
+  out(`  worker peak RSS so far, after ${peakAfter.map(([phase, mib]) => `${phase} ${fmt(mib, 0)} MiB`).join(', ')}`);
   out();
   for (const line of await machineLines(sql, loadAtStart)) out(line);
   out(
@@ -571,6 +576,7 @@ async function main(context: BenchContext): Promise<number> {
       latencyRatioP50: flowLatency.p50 / deliveryLatency.p50,
       latencyRatioP99: flowLatency.p99 / deliveryLatency.p99,
       workerPeakRssMiB,
+      workerPeakRssAfterMiB: Object.fromEntries(peakAfter),
       workflowTasksPerEvent: flowCost.workflowTasks,
       activitiesPerEvent: flowCost.activities,
       localActivitiesPerEvent: flowCost.localActivities,

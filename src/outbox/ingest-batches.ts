@@ -15,6 +15,8 @@ interface ClaimedRow {
   id: string;
   account_id: string;
   client_user_id: string | null;
+  /** Microseconds since the epoch, as text: a person's events are ordered to the database's precision, not a Date's. */
+  created_us: string;
 }
 
 /**
@@ -22,6 +24,7 @@ interface ClaimedRow {
  * relay restarts it (under the same id, so at most one run ever exists for it).
  */
 const orphanAfterSeconds = 5;
+const orphanCheckEveryMs = 1_000;
 
 /**
  * Claims are serialised across every relay (a transaction-scoped advisory lock, held for one statement) so that the
@@ -35,6 +38,7 @@ const claimLock = 'ingest-relay-claim';
  * waits while an older event of the same person is claimed and still RECEIVED (being processed by another batch),
  * so a person's events are processed in their order of arrival.
  */
+const createdUs = `(extract(epoch from inbound_events.created_at) * 1000000)::bigint::text as created_us`;
 const claimSql = `with picked as (
   select e.id from inbound_events e
   where e.workflow_started_at is null and e.relay_batch_id is null and e.task_queue = ?
@@ -48,7 +52,7 @@ const claimSql = `with picked as (
 )
 update inbound_events set relay_batch_id = ?, relay_claimed_at = now(), workflow_id = ?
 from picked where inbound_events.id = picked.id
-returning inbound_events.id`;
+returning inbound_events.id, inbound_events.account_id, inbound_events.client_user_id, ${createdUs}`;
 
 /**
  * One step of the ingest relay (run by `startRelayLoop`): restarts one orphaned batch if there is one, otherwise
@@ -61,13 +65,14 @@ export function createIngestRelay(deps: { em: () => EntityManager; temporal: Tem
   /** Batches this relay claimed and failed to start: retried before anything new is claimed. */
   const unstarted: string[] = [];
 
-  /** Starts the batch's run with its rows (read back in order of arrival) and marks them relayed. */
-  const start = async (em: EntityManager, batchId: string): Promise<number> => {
-    const rows = await em.execute<ClaimedRow[]>(
-      'select id, account_id, client_user_id from inbound_events where relay_batch_id = ? order by created_at, id',
-      [batchId],
-    );
+  /** Every so often, not at every step: a claim that looks for orphans first costs one event alone a round trip. */
+  let nextOrphanCheckAt = 0;
+
+  /** Starts the batch's run with its rows (as claimed, or read back) and marks them relayed. */
+  const start = async (em: EntityManager, batchId: string, claimed?: ClaimedRow[]): Promise<number> => {
+    const rows = claimed ?? (await em.execute<ClaimedRow[]>(`select id, account_id, client_user_id, ${createdUs} from inbound_events where relay_batch_id = ?`, [batchId]));
     if (rows.length === 0) return 0;
+    rows.sort(byArrival);
     await startIngestBatch(deps.temporal, { version: 1, batchId, groups: groupsOf(rows), chunkSize: options.chunkSize });
     await em.execute('update inbound_events set workflow_started_at = now() where relay_batch_id = ? and workflow_started_at is null', [batchId]);
     return rows.length;
@@ -81,17 +86,20 @@ export function createIngestRelay(deps: { em: () => EntityManager; temporal: Tem
       unstarted.shift();
       return Math.max(moved, 1);
     }
-    const [orphan] = await em.execute<Array<{ relay_batch_id: string }>>(
-      `select relay_batch_id from inbound_events where workflow_started_at is null and relay_batch_id is not null
-         and task_queue = ? and relay_claimed_at < now() - interval '${orphanAfterSeconds} seconds' limit 1`,
-      [deps.temporal.taskQueue],
-    );
-    if (orphan) return Math.max(await start(em, orphan.relay_batch_id), 1);
+    if (Date.now() >= nextOrphanCheckAt) {
+      const [orphan] = await em.execute<Array<{ relay_batch_id: string }>>(
+        `select relay_batch_id from inbound_events where workflow_started_at is null and relay_batch_id is not null
+           and task_queue = ? and relay_claimed_at < now() - interval '${orphanAfterSeconds} seconds' limit 1`,
+        [deps.temporal.taskQueue],
+      );
+      if (orphan) return Math.max(await start(em, orphan.relay_batch_id), 1);
+      nextOrphanCheckAt = Date.now() + orphanCheckEveryMs;
+    }
 
-    const { batchId, events } = await claimInboundBatch(em, deps.temporal.taskQueue, batchSize);
-    if (events === 0) return 0;
+    const { batchId, rows } = await claimInboundBatch(em, deps.temporal.taskQueue, batchSize);
+    if (rows.length === 0) return 0;
     try {
-      return await start(em, batchId);
+      return await start(em, batchId, rows);
     } catch (error) {
       unstarted.push(batchId);
       throw error;
@@ -100,14 +108,19 @@ export function createIngestRelay(deps: { em: () => EntityManager; temporal: Tem
 }
 
 /** Claims one batch of `taskQueue`'s events (see claimSql) in its own transaction; the batch is not started yet. */
-export async function claimInboundBatch(em: EntityManager, taskQueue: string, batchSize: number): Promise<{ batchId: string; events: number }> {
+export async function claimInboundBatch(em: EntityManager, taskQueue: string, batchSize: number): Promise<{ batchId: string; rows: ClaimedRow[] }> {
   const batchId = newId('ibt_');
   const rows = await em.transactional(async (tx) => {
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [claimLock]);
-    return tx.execute<Array<{ id: string }>>(claimSql, [taskQueue, Math.min(batchSize, maxIngestBatchSize), batchId, ingestBatchWorkflowId(batchId)]);
+    return tx.execute<ClaimedRow[]>(claimSql, [taskQueue, Math.min(batchSize, maxIngestBatchSize), batchId, ingestBatchWorkflowId(batchId)]);
   });
-  return { batchId, events: rows.length };
+  return { batchId, rows };
 }
+
+const byArrival = (a: ClaimedRow, b: ClaimedRow) => {
+  const [first, second] = [BigInt(a.created_us), BigInt(b.created_us)];
+  return first < second ? -1 : first > second ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+};
 
 /** The claimed events (in order of arrival), one group per person; the groups in the order of their first event. */
 function groupsOf(rows: ClaimedRow[]): string[][] {
