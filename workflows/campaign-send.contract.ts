@@ -20,7 +20,7 @@ export interface CampaignSendInput {
   accountId: string;
   appId: string;
   /** What a run hands to the next when a long wait continues as new. */
-  carried?: { version: 1; playTime: number; filterId: string; ready: boolean } | undefined;
+  carried?: { version: 1; playTime: number; filterId: string; ready: boolean; ratePerMinute?: number | null | undefined } | undefined;
   /** Continue as new past this many history events while waiting (the server's own suggestion also triggers it). */
   historyLimit?: number | undefined;
 }
@@ -46,6 +46,8 @@ export interface CampaignRunState extends CampaignCounts {
   state: CampaignRunStateName;
   playTime: number | null;
   filterId: string | null;
+  /** The throttle, in pushes a minute; null when unthrottled. */
+  ratePerMinute: number | null;
   /** clicked / sent, when anything was sent. */
   ctr: number | null;
   startedAt: string | null;
@@ -61,6 +63,8 @@ export interface ScheduleCampaign {
   /** Epoch ms; a time in the past means as soon as possible. */
   playTime: number;
   filterId: string;
+  /** Absent in the updates of runs scheduled before throttling existed. */
+  ratePerMinute?: number | null | undefined;
 }
 
 export const campaignSendState = defineQuery<CampaignRunState>('state');

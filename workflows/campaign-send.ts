@@ -57,6 +57,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     state: 'SCHEDULED',
     playTime: input.carried?.playTime ?? null,
     filterId: input.carried?.filterId ?? null,
+    ratePerMinute: input.carried?.ratePerMinute ?? null,
     audience: null,
     sent: 0,
     failed: 0,
@@ -92,8 +93,8 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
   setHandler(campaignSendState, () => run);
   setHandler(
     scheduleCampaignSend,
-    ({ playTime, filterId }) => {
-      Object.assign(run, { playTime, filterId });
+    ({ playTime, filterId, ratePerMinute }) => {
+      Object.assign(run, { playTime, filterId, ratePerMinute: ratePerMinute ?? null });
       scheduleChanges++;
       return run;
     },
@@ -146,7 +147,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
       // A schedule moved again and again: hand the wait to a fresh history.
       const info = workflowInfo();
       if ((info.continueAsNewSuggested || info.historyLength > (input.historyLimit ?? defaultHistoryLimit)) && !cancelled && allHandlersFinished()) {
-        await continueAsNew<typeof campaignSend>({ ...input, version: 1, carried: { version: 1, playTime: run.playTime, filterId: run.filterId!, ready } });
+        await continueAsNew<typeof campaignSend>({ ...input, version: 1, carried: { version: 1, playTime: run.playTime, filterId: run.filterId!, ready, ratePerMinute: run.ratePerMinute } });
       }
     }
   }
@@ -156,7 +157,8 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     const begun = await beginCampaignSend({ notificationId, filterId: run.filterId!, playTime: run.playTime! });
     if (begun.outcome !== 'started') return begun.outcome === 'failed' ? fail(begun.reason) : begun.state;
     Object.assign(run, { audience: begun.audience, startedAt: new Date(begun.startedAt).toISOString(), shards: { done: 0, total: begun.shards } });
-    show('SENDING', `sending ${begun.audience} devices in ${begun.shards} shard(s), ${begun.lanes} at a time`);
+    const throttle = begun.ratePerMinute ? `, at most ${begun.ratePerMinute} a minute` : '';
+    show('SENDING', `sending ${begun.audience} devices in ${begun.shards} shard(s), ${begun.lanes} at a time${throttle}`);
     // A shard that fails for good stops the send: no lane takes another, and the shards under way are cancelled.
     const shardWork = new CancellationScope();
     let failure: ActivityFailure | undefined;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
@@ -11,6 +12,12 @@ export interface PushPace {
   reserve(count: number): Promise<{ waitMs: number }>;
   /** Nothing more goes before `waitMs` from now (the provider said 429 with Retry-After). */
   holdFor(waitMs: number): Promise<void>;
+}
+
+/** Reserves `count` slots and waits until they begin (or the signal aborts). */
+export async function takeSlots(pace: PushPace, count: number, signal?: AbortSignal): Promise<void> {
+  const { waitMs } = await pace.reserve(count);
+  if (waitMs >= 1) await sleep(waitMs, undefined, signal ? { signal } : undefined);
 }
 
 export function createPushPace(em: EntityManager, options: { key: string; perMinute: number }): PushPace {

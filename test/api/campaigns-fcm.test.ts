@@ -180,6 +180,37 @@ describe('campaign sends to FCM: the pace, Retry-After and gone tokens', () => {
   });
 });
 
+describe('campaign sends to FCM: a throttled send', () => {
+  const ratePerMinute = 600;
+  let path: FcmSendPath;
+  beforeAll(async () => {
+    // FCM's own pace (FCM_MAX_PER_MINUTE) is far above the send's throttle here: the throttle is the lower, and holds.
+    path = await startFcmSendPath({ fake: { keepBodies: true }, workerEnv: { FCM_CONCURRENCY: '50', FCM_MAX_PER_MINUTE: '60000' } });
+  });
+  afterAll(() => path?.stop());
+
+  it('spreads the pushes evenly at ratePerMinute, measured at the fake', { timeout: 60_000 }, async () => {
+    const account = path.via(await newAccount());
+    const devices = 100;
+    const { segment, tokens } = await newAudience(account, devices, 'throttled');
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+    ok(await scheduleSend(account, message.id, { playTime: Date.now(), ratePerMinute }));
+    const sent = await waitForSend(account, message.id, (send) => send.state === 'SENT', 45_000);
+    expect(sent).toMatchObject({ audience: devices, sent: devices, ratePerMinute });
+    expect(path.fake.duplicates()).toBe(0);
+    expect(path.fake.acceptedTokens()).toEqual(new Set(tokens));
+
+    // Waves of a second's worth (10 pushes), each when its slots begin: the pushes after the first wave arrived at
+    // the rate, within 5 %; and no window held more than its share of the rate and one wave.
+    const waveSize = ratePerMinute / 60;
+    const arrivals = sendsTo(path, tokens).map((send) => send.receivedAt).sort((a, b) => a - b);
+    const measuredPerMinute = ((devices - waveSize) / (arrivals.at(-1)! - arrivals[0]!)) * 60_000;
+    expect(Math.abs(measuredPerMinute / ratePerMinute - 1)).toBeLessThanOrEqual(0.05);
+    const windowMs = 5_000;
+    expect(path.fake.maxInWindow(windowMs)).toBeLessThanOrEqual((ratePerMinute * windowMs) / 60_000 + waveSize);
+  });
+});
+
 describe('campaign sends to FCM: cancel mid-send', () => {
   const waveSize = 5;
   let path: FcmSendPath;

@@ -126,9 +126,12 @@ describe('campaign sends', () => {
     const second = await newAudience(account, 5, 'second');
     const message = await createMessage(account, { type: 'PUSH', filterId: first.segment.id });
 
-    ok(await scheduleSend(account, message.id, { playTime: Date.now() + 3_600_000 }));
+    const throttled = ok(await scheduleSend(account, message.id, { playTime: Date.now() + 3_600_000, ratePerMinute: 6000 }));
+    expect(throttled.send).toMatchObject({ state: 'SCHEDULED', ratePerMinute: 6000 });
+    expect(await runOf(`send:${message.id}`).query<any>('state')).toMatchObject({ ratePerMinute: 6000 });
+    // Each call sets the whole schedule: a move that leaves the throttle out sends unthrottled.
     const moved = ok(await scheduleSend(account, message.id, { playTime: Date.now() + 1000, filterId: second.segment.id }));
-    expect(moved.send).toMatchObject({ state: 'SCHEDULED', filterId: second.segment.id });
+    expect(moved.send).toMatchObject({ state: 'SCHEDULED', filterId: second.segment.id, ratePerMinute: null });
     expect(await waitForSend(account, message.id, (send) => send.state === 'SENT')).toMatchObject({ audience: 5, sent: 5 });
     const pushed = new Set((await pushesOf(account, message.id)).map((push) => push.deviceId));
     expect(pushed).toEqual(new Set(second.ids.values()));
@@ -172,6 +175,10 @@ describe('campaign sends', () => {
     expectError(await scheduleSend(account, noSegment.id), 422, 'segment_required');
     expectError(await scheduleSend(account, noSegment.id, { filterId: 'not-a-segment' }), 422, 'unknown_segment');
     expectError(await scheduleSend(other, noSegment.id, { filterId: segment.id }), 404, 'not_found');
+    for (const ratePerMinute of [99, 1_000_001, 150.5, '600']) {
+      const refusedRate = expectError(await scheduleSend(account, noSegment.id, { filterId: segment.id, ratePerMinute }), 400, 'validation_failed');
+      expect(refusedRate.details!.map((detail: { path: string }) => detail.path)).toEqual(['body.ratePerMinute']);
+    }
     expectError(await call('POST', `/notification/schedule?id=${noSegment.id}&appId=${other.appId}`, { ...as(account), body: {} }), 404, 'not_found');
     expectError(await cancelSend(other, noSegment.id), 404, 'not_found');
     expectError(await call('GET', '/push/sends', as(account)), 400, 'validation_failed');

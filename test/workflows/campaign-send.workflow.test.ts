@@ -132,6 +132,20 @@ describe('campaignSend workflow (time-skipping, stub activities)', () => {
     expect(result).toMatchObject({ state: 'SENT', audience: 30, sent: 30, shards: { done: 3, total: 3 } });
   });
 
+  it('keeps the throttle its last schedule gave, and shows it', async () => {
+    const stub = stubActivities({ shards: 2 });
+    const result = await withRun(env, stub, async (handle, schedule) => {
+      const now = await env.currentTimeMs();
+      expect(await schedule(now + 60 * minute)).toMatchObject({ ratePerMinute: null });
+      const throttled = await handle.executeUpdate(scheduleCampaignSend, { args: [{ playTime: now + 30 * minute, filterId: 'segment-1', ratePerMinute: 600 }] });
+      expect(throttled).toMatchObject({ state: 'SCHEDULED', ratePerMinute: 600 });
+      const state = await handle.result();
+      await recordHistoryIfAsked(handle, 'campaign-send-throttled');
+      return state;
+    });
+    expect(result).toMatchObject({ state: 'SENT', ratePerMinute: 600, shards: { done: 2, total: 2 } });
+  });
+
   it('waits for the recording, past playTime, and sends as soon as the message is READY', async () => {
     const stub = stubActivities({ ready: false, expiryMinutes: 600 });
     await withRun(env, stub, async (handle, schedule) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notificationStatuses, type Notification } from '../../persistence/entities/notification.ts';
 import type { CampaignView } from '../../domain/campaigns/campaign-view.ts';
+import { maxRatePerMinute, minRatePerMinute } from '../../domain/campaigns/campaign-throttle.ts';
 import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
 /**
@@ -80,6 +81,16 @@ export const scheduleNotificationBody = z
   .strictObject({
     playTime: z.number().int().min(0).max(8_640_000_000_000_000).optional().meta({ description: 'Epoch ms. Default: the message’s playTime, else now. A past time means now.' }),
     filterId: z.string().min(1).max(128).optional().meta({ description: 'A segment of the message’s app. Default: the message’s filterId.' }),
+    ratePerMinute: z
+      .number()
+      .int()
+      .min(minRatePerMinute)
+      .max(maxRatePerMinute)
+      .nullable()
+      .optional()
+      .meta({
+        description: `Throttle: at most this many pushes a minute (${minRatePerMinute} to ${maxRatePerMinute}), spread evenly; the deployment's FCM_MAX_PER_MINUTE still holds when it is lower. Default (or null): unthrottled. Each call sets the whole schedule, so a move that leaves it out drops the throttle.`,
+      }),
   })
   .meta({ id: 'ScheduleNotification' });
 
@@ -101,6 +112,7 @@ export const campaignSchema = z
     state: z.enum(campaignStateNames),
     playTime: z.number().int().nullable(),
     filterId: z.string().nullable(),
+    ratePerMinute: z.number().int().nullable().meta({ description: 'The throttle the send was scheduled with; null when unthrottled.' }),
     audience: z.number().int().nullable().meta({ description: 'Devices in the snapshot taken at send time.' }),
     sent: z.number().int(),
     failed: z.number().int().meta({ description: 'Refused by the provider, or unconfirmed: in flight when a worker died or timed out (never sent twice).' }),

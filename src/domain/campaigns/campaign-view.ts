@@ -12,6 +12,7 @@ export interface CampaignView extends CampaignCounts {
   state: CampaignViewState;
   playTime: number | null;
   filterId: string | null;
+  ratePerMinute: number | null;
   ctr: number | null;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -32,6 +33,7 @@ export async function viewCampaign(em: EntityManager, notification: Notification
     state,
     playTime: campaign?.playTime ?? null,
     filterId: campaign?.filterId || null,
+    ratePerMinute: campaign?.ratePerMinute ?? null,
     ...counts,
     ctr: ctrOf(counts),
     startedAt: campaign?.startedAt ?? null,

@@ -22,6 +22,8 @@ export interface ScheduleInput {
   playTime?: number | undefined;
   /** The message's own filterId when absent. */
   filterId?: string | undefined;
+  /** A throttle in pushes a minute; absent or null sends unthrottled. */
+  ratePerMinute?: number | null | undefined;
 }
 
 const alreadyStarted = (state: string) => new DomainError('invalid_state', `The send is ${state}; its schedule can no longer change`);
@@ -39,6 +41,7 @@ export async function scheduleCampaign(deps: CampaignDeps, accountId: string, in
     }
     await requireAppSegment(tx, accountId, notification.appId, filterId);
     const playTime = input.playTime ?? notification.playTime ?? Date.now();
+    const ratePerMinute = input.ratePerMinute ?? null;
     await tx.execute(
       `insert into campaigns (notification_id, account_id, app_id, state, play_time, filter_id, created_at, updated_at)
        values (?, ?, ?, 'SCHEDULED', ?, ?, now(), now()) on conflict (notification_id) do nothing`,
@@ -52,7 +55,7 @@ export async function scheduleCampaign(deps: CampaignDeps, accountId: string, in
           scheduleCampaignRun(
             deps.temporal,
             { version: 1, notificationId: notification.id, accountId, appId: notification.appId, title: notification.title },
-            { playTime, filterId },
+            { playTime, filterId, ratePerMinute },
           ),
         async () => {
           throw new DomainError('conflict', 'The send could not be scheduled; retry');
@@ -63,7 +66,7 @@ export async function scheduleCampaign(deps: CampaignDeps, accountId: string, in
       if (error instanceof WorkflowExecutionAlreadyStartedError) throw alreadyStarted('over');
       throw error;
     }
-    Object.assign(campaign, { playTime, filterId });
+    Object.assign(campaign, { playTime, filterId, ratePerMinute });
     return notification;
   });
 }

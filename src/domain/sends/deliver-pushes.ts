@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PushNotification, PushPlatform, PushProvider, PushResult } from '../../outbound/push/push-provider.ts';
 import { marks } from './send-scope.ts';
+import { takeSlots, type PushPace } from '../../persistence/push-pace.ts';
 
 /**
  * The one send engine: A/B arms, the A/B remainder, campaigns and test sends all go through `deliverPushes`.
@@ -40,8 +41,15 @@ export interface WaveSource {
   store(wave: ClaimedPush[], results: PushResult[]): Promise<void>;
 }
 
+/** A send's own pace, below the provider's (a campaign's `ratePerMinute`): waves of at most `waveSize`, each waited for. */
+export interface SendThrottle {
+  pace: PushPace;
+  waveSize: number;
+}
+
 export interface DeliverInput {
   sources: WaveSource[];
+  throttle?: SendThrottle | undefined;
   notification: PushNotification;
   /** Extra string pairs every push of this send carries (e.g. the A/B test and arm). */
   data: Record<string, string>;
@@ -55,8 +63,11 @@ export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Pro
   for (const source of input.sources) {
     for (;;) {
       deps.signal?.throwIfAborted();
-      await deps.push.pace?.(deps.push.waveSize, deps.signal);
-      const wave = await source.claim(deps.push.waveSize);
+      const size = Math.min(deps.push.waveSize, input.throttle?.waveSize ?? Number.POSITIVE_INFINITY);
+      // The send's own slots first, then the provider's, so the provider's are not held while the send waits for its.
+      if (input.throttle) await takeSlots(input.throttle.pace, size, deps.signal);
+      await deps.push.pace?.(size, deps.signal);
+      const wave = await source.claim(size);
       if (wave.length === 0) break;
       const reachable = wave.filter((push) => push.reachable && push.token !== null);
       const results = reachable.length

@@ -1,8 +1,7 @@
 import { Agent } from 'node:https';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { JWT } from 'google-auth-library';
 import type { Logger } from '../../logger.ts';
-import type { PushPace } from '../../persistence/push-pace.ts';
+import { takeSlots, type PushPace } from '../../persistence/push-pace.ts';
 import { parseAllowCidrs } from '../../security/ip-policy.ts';
 import { createOutboundHttpClient, OutboundRequestError } from '../http-client.ts';
 import { buildFcmMessage, classifyFcmAnswer, fcmScope, fcmSendUrl } from './fcm-message.ts';
@@ -96,9 +95,7 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
     // The wave's slots in the project's pace, waited for before the engine claims the wave: a claimed wave then goes
     // out at once, and a worker killed while it waits has claimed nothing.
     async pace(count, signal) {
-      if (!pace) return;
-      const { waitMs } = await pace.reserve(count);
-      if (waitMs >= 1) await sleep(waitMs, undefined, signal ? { signal } : undefined);
+      if (pace) await takeSlots(pace, count, signal);
     },
     async sendBatch(messages, signal) {
       if (messages.length === 0) return [];

@@ -26,6 +26,8 @@ export const Campaign = defineEntity({
     /** Epoch ms; the send starts at this time or as soon as the message is READY after it. */
     playTime: p.bigint('number'),
     filterId: p.string().length(128),
+    /** At most this many pushes a minute, spread evenly; null sends as fast as the provider's pace allows. */
+    ratePerMinute: p.integer().nullable().fieldName('rate_per_minute'),
     /** The devices the snapshot holds, once sending has started. */
     audience: p.integer().nullable(),
     reason: p.text().nullable(),
