@@ -42,3 +42,15 @@ export const trimmedText = (max: number) =>
 
 export const timestamp = z.iso.datetime().meta({ description: 'ISO-8601 UTC' });
 export const accountIdParam = z.object({ accountId: z.uuid() });
+
+const isTimeZone = (zone: string) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** An IANA time zone name, as Node's Intl knows it (e.g. Europe/Berlin, UTC). */
+export const timeZoneSchema = z.string().min(1).max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/London');

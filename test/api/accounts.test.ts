@@ -61,12 +61,32 @@ describe('apps', () => {
     const { accountId, apiKey, appId } = await newAccount();
     const created = await call('POST', `/accounts/${accountId}/apps`, { token: apiKey, body: { name: 'Second' } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ appId: expect.any(String), accountId, name: 'Second', createdAt: expect.any(String) });
+    expect(created.body).toEqual({ appId: expect.any(String), accountId, name: 'Second', defaultTimezone: 'UTC', createdAt: expect.any(String) });
 
     const listed = await call('GET', `/accounts/${accountId}/apps`, { token: apiKey });
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((app: { appId: string }) => app.appId)).toEqual([created.body.appId, appId]);
     expect(listed.body.nextCursor).toBeNull();
+  });
+
+  it('gets an app and changes its name and default time zone; refuses an unknown zone or an empty change', async () => {
+    const { accountId, apiKey, appId } = await newAccount();
+    const path = `/accounts/${accountId}/apps/${appId}`;
+    expect((await call('GET', path, { token: apiKey })).body).toMatchObject({ appId, defaultTimezone: 'UTC' });
+    const changed = await call('PATCH', path, { token: apiKey, body: { defaultTimezone: 'Europe/Berlin' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ appId, defaultTimezone: 'Europe/Berlin' });
+    const renamed = await call('PATCH', path, { token: apiKey, body: { name: 'Renamed' } });
+    expect(renamed.body).toMatchObject({ name: 'Renamed', defaultTimezone: 'Europe/Berlin' });
+    expect((await call('GET', path, { token: apiKey })).body).toEqual(renamed.body);
+
+    const unknownZone = await call('PATCH', path, { token: apiKey, body: { defaultTimezone: 'Mars/Olympus' } });
+    expect(unknownZone.status).toBe(400);
+    expect(unknownZone.body.error.details).toEqual([{ path: 'body.defaultTimezone', message: 'must be an IANA time zone such as Europe/London' }]);
+    expect((await call('PATCH', path, { token: apiKey, body: {} })).status).toBe(400);
+    expect((await call('PATCH', path, { token: apiKey, body: { frequency: 1 } })).status).toBe(400);
+    const created = await call('POST', `/accounts/${accountId}/apps`, { token: apiKey, body: { name: 'Tokyo', defaultTimezone: 'Asia/Tokyo' } });
+    expect(created.body).toMatchObject({ name: 'Tokyo', defaultTimezone: 'Asia/Tokyo' });
   });
 
   it('pages through apps with a cursor', async () => {
@@ -96,6 +116,12 @@ describe('apps', () => {
     expect(list.body.error.code).toBe('not_found');
     const create = await call('POST', `/accounts/${theirs.accountId}/apps`, { token: mine.apiKey, body: { name: 'x' } });
     expect(create.status).toBe(404);
+    for (const method of ['GET', 'PATCH'] as const) {
+      const one = await call(method, `/accounts/${theirs.accountId}/apps/${theirs.appId}`, { token: mine.apiKey, ...(method === 'PATCH' ? { body: { name: 'x' } } : {}) });
+      expect(one.status).toBe(404);
+    }
+    const notTheirs = await call('GET', `/accounts/${mine.accountId}/apps/${theirs.appId}`, { token: mine.apiKey });
+    expect(notTheirs.status).toBe(404);
     const theirApps = await call('GET', `/accounts/${theirs.accountId}/apps`, { token: theirs.apiKey });
     expect(theirApps.body.items).toHaveLength(1);
   });

@@ -3,7 +3,7 @@ import { localeSchema } from '../../domain/devices/locale.ts';
 import type { BatchFailure, DeviceRegistration } from '../../domain/devices/register-devices.ts';
 import { formatDetailPath } from '../../domain/errors.ts';
 import { platforms, type Device } from '../../persistence/entities/device.ts';
-import { pageOf, paginationQuery, timestamp } from '../shared-schemas.ts';
+import { pageOf, paginationQuery, timeZoneSchema, timestamp } from '../shared-schemas.ts';
 
 /** Devices one batch may carry. */
 export const maxBatchDevices = 1000;
@@ -12,15 +12,6 @@ export const batchBodyLimit = 5 * 1024 * 1024;
 export const maxAttributeKeys = 100;
 /** The attributes of one request, as JSON text. */
 export const maxAttributesLength = 8 * 1024;
-
-const isTimeZone = (zone: string) => {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const deviceFields = {
   token: z
@@ -39,7 +30,7 @@ const deviceFields = {
     .meta({ description: 'Merged into the stored attributes key by key (a key sent as null is stored as null, which segment rules read as missing).' }),
   subscribed: z.boolean().optional().meta({ description: 'Default true for a new device; left out, an existing device keeps its value.' }),
   locale: localeSchema.nullable().optional(),
-  timezone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/London').nullable().optional(),
+  timezone: timeZoneSchema.nullable().optional(),
 };
 
 export const registerDeviceBody = z.strictObject({ appId: z.uuid(), ...deviceFields }).meta({ id: 'RegisterDevice' });

@@ -9,6 +9,8 @@ export const App = defineEntity({
     id: p.uuid().primary(),
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id').index(),
     name: p.string().length(200),
+    /** The IANA time zone of the app's devices that do not name one (sends in local time, quiet hours). */
+    defaultTimezone: p.string().length(64).default('UTC').fieldName('default_timezone'),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

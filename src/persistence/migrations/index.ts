@@ -13,6 +13,7 @@ import { Migration20261124090000_ingest_outbox } from './Migration20261124090000
 import { Migration20261126050000_campaign_sends } from './Migration20261126050000_campaign_sends.ts';
 import { Migration20261127090000_runs_without_workflow } from './Migration20261127090000_runs_without_workflow.ts';
 import { Migration20261127100000_campaign_throttle } from './Migration20261127100000_campaign_throttle.ts';
+import { Migration20261127110000_app_default_timezone } from './Migration20261127110000_app_default_timezone.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
 export const migrations: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126050000_campaign_sends', class: Migration20261126050000_campaign_sends },
   { name: 'Migration20261127090000_runs_without_workflow', class: Migration20261127090000_runs_without_workflow },
   { name: 'Migration20261127100000_campaign_throttle', class: Migration20261127100000_campaign_throttle },
+  { name: 'Migration20261127110000_app_default_timezone', class: Migration20261127110000_app_default_timezone },
 ];
