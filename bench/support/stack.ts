@@ -296,7 +296,8 @@ async function startServiceProcess(
   const started = await startEntryPoint(options.entryPoint, env, options.readyMessage, { niceness: options.niceness });
   const { child } = started;
   context.teardown.add(`${options.name} process`, async () => {
-    if (child.exitCode !== null) return;
+    // Gone already: exited, or killed by a signal (an out-of-memory abort leaves exitCode null and signalCode set).
+    if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
