@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { finishInboundEvent, routeInboundEvent } from '../src/domain/ingest/route-inbound-event.ts';
 import { failInboundEvents, processInboundEvents, type ProcessedEvent } from '../src/domain/ingest/process-inbound-events.ts';
 import { linkInboundEvent, type LinkOutcome } from '../src/domain/ingest/link-inbound-event.ts';
@@ -34,7 +35,7 @@ export function createIngestActivities({ orm, temporal, delivery, metrics, logge
     },
     /** A chunk of an ingestBatch run, heartbeating: business failures mark their event FAILED inside, so nothing to convert here. */
     async processInboundEvents(input: { eventIds: string[] }): Promise<ProcessedEvent[]> {
-      const processed = await whileHeartbeating(() => processInboundEvents({ em: orm.em.fork(), temporal, delivery, logger }, input.eventIds));
+      const processed = await whileHeartbeating(() => processInboundEvents({ em: orm.em.fork(), temporal, delivery, logger, signal: Context.current().cancellationSignal }, input.eventIds));
       for (const event of processed) if (event.state.status !== 'RECEIVED') metrics.eventProcessed(event.state.status);
       return processed;
     },

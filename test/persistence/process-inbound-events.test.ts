@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { linkAndRouteChunk } from '../../src/domain/ingest/link-and-route-chunk.ts';
 import { processInboundEvents } from '../../src/domain/ingest/process-inbound-events.ts';
+import { dispatchRouting } from '../../src/domain/routing/dispatch-routing.ts';
 import type { Logger } from '../../src/logger.ts';
 import type { ExperienceRunInput } from '../../workflows/experience-run.contract.ts';
 import type { TemporalAccess } from '../../src/temporal/temporal-access.ts';
@@ -230,6 +231,16 @@ describe('deciding a chunk of events together', () => {
     await processInboundEvents({ em: orm.em.fork(), temporal, delivery: inject('delivery') }, [signup]);
     expect(await published()).toHaveLength(3);
     expect(calls.started).toEqual([waiting.workflow_id, waiting.workflow_id]);
+  });
+
+  it('stops carrying decisions out once its attempt is cancelled (a timed-out chunk), leaving them to the retry', async () => {
+    const { temporal, calls } = recordingTemporal();
+    const outcome = { matchedExperiences: [], startedRuns: ['run_after_cancel'], deliveredTo: ['run_live'], reason: '' };
+    await expect(dispatchRouting({ em: orm.em.fork(), temporal, signal: AbortSignal.abort() }, [{ eventId: 'iev_x', outcome }])).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+    expect(calls.started).toEqual([]);
+    expect(calls.signalledWithStart).toEqual([]);
   });
 
   it('starts the runs one event enters side by side, not one after another', async () => {

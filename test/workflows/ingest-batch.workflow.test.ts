@@ -58,7 +58,7 @@ describe('ingestBatch workflow (stub activities)', () => {
     const { result, calls, states, unknown } = await runBatch(
       input,
       (eventId) => (eventId === 'c2' ? { status: 'HELD', visitorId: null, reason: 'waiting' } : { status: 'PROCESSED', visitorId: `v_${eventId[0]}`, reason: 'routed' }),
-      'ingest-batch-heartbeat',
+      'ingest-batch-long-chunks',
     );
     // A person's events stay together and in order; no chunk exceeds 4 unless one person has more.
     expect([...calls.chunks].sort((x, y) => x[0]!.localeCompare(y[0]!))).toEqual([['a1', 'a2', 'a3', 'b1'], ['c1', 'c2', 'd1']]);
@@ -69,13 +69,13 @@ describe('ingestBatch workflow (stub activities)', () => {
     expect(calls.failed).toEqual([]);
   });
 
-  it('schedules each chunk with a 10 s heartbeat timeout, so a chunk on a dead worker is retried without waiting 2 minutes', async () => {
+  it('schedules each chunk with a 10 s heartbeat timeout and 15 minutes to run: a dead worker is found by its heartbeat, a long fan-out is not cut short', async () => {
     const { scheduled } = await runBatch(batchInput([['h1'], ['h2']], 1), () => ({ status: 'PROCESSED', visitorId: null, reason: 'routed' }));
     const chunks = scheduled.filter((attributes) => attributes.activityType?.name === 'processInboundEvents');
     expect(chunks).toHaveLength(2);
     for (const attributes of chunks) {
       expect(Number(attributes.heartbeatTimeout?.seconds)).toBe(10);
-      expect(Number(attributes.startToCloseTimeout?.seconds)).toBe(120);
+      expect(Number(attributes.startToCloseTimeout?.seconds)).toBe(900);
     }
   });
 

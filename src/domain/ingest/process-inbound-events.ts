@@ -40,7 +40,7 @@ const heldStartsInParallel = 16;
  * left (a failure to carry out the chunk's decisions is thrown at once: the retry carries them out again).
  */
 export async function processInboundEvents(
-  deps: PublishDeps & { logger?: Logger },
+  deps: PublishDeps & { logger?: Logger; signal?: AbortSignal | undefined },
   eventIds: string[],
 ): Promise<ProcessedEvent[]> {
   const rows = await deps.em.find(InboundEvent, { id: { $in: eventIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
@@ -123,14 +123,18 @@ async function processOne(deps: PublishDeps, row: InboundEvent, connection: Conn
  * event's run is started (an attempt may have held it and failed before), the routed events' runs are started and
  * their live runs handed the events, all in one dispatch (each harmless to repeat).
  */
-async function carryOut(deps: { em: EntityManager; temporal: TemporalAccess }, rows: InboundEvent[], connections: Map<string, Connection>): Promise<ProcessedEvent[]> {
+async function carryOut(
+  deps: { em: EntityManager; temporal: TemporalAccess; signal?: AbortSignal | undefined },
+  rows: InboundEvent[],
+  connections: Map<string, Connection>,
+): Promise<ProcessedEvent[]> {
   const startHeld = (row: InboundEvent) => {
     const connection = connections.get(row.connectionId)!;
     return startIngestRun(deps.temporal, { version: 1, accepted: acceptedOf(row), config: connection.eventConfig }, sourceOf(connection));
   };
   await pMap(rows.filter((row) => row.status === 'HELD'), startHeld, { concurrency: heldStartsInParallel });
   const routed = rows.flatMap((row) => (row.status === 'PROCESSED' && row.routingOutcome ? [{ eventId: row.id, outcome: row.routingOutcome as unknown as RoutingOutcome }] : []));
-  await dispatchRouting({ em: deps.em.fork(), temporal: deps.temporal }, routed);
+  await dispatchRouting({ em: deps.em.fork(), temporal: deps.temporal, signal: deps.signal }, routed);
   return rows.map((row) => {
     const reason = row.status === 'PROCESSED' ? (row.routingOutcome as unknown as RoutingOutcome | null)?.reason : row.statusReason;
     return { eventId: row.id, state: { status: row.status, visitorId: row.visitorId ?? null, ...(reason ? { reason } : {}) } };

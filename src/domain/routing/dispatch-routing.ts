@@ -25,13 +25,16 @@ export interface RoutedEvent {
  * every attempt of routing, the first and any retry: a run that exists is not started again (its id is taken), a run
  * that has ended is skipped, and a run drops an event it has already seen.
  */
-export async function dispatchRouting(deps: { em: EntityManager; temporal: TemporalAccess }, routed: RoutedEvent[]): Promise<void> {
+export async function dispatchRouting(deps: { em: EntityManager; temporal: TemporalAccess; signal?: AbortSignal | undefined }, routed: RoutedEvent[]): Promise<void> {
   const started = [...new Set(routed.flatMap(({ outcome }) => outcome.startedRuns))];
   const handOvers = new Map<string, string[]>();
   for (const { eventId, outcome } of routed) for (const runId of outcome.deliveredTo) handOvers.set(runId, [...(handOvers.get(runId) ?? []), eventId]);
   // Each call is one round trip to Temporal for a run of its own, so they go side by side: an event entering 99
   // experiences waits for a few round trips, not 99. The starts come before the hand-overs.
   for (const page of pagesOf(started)) {
+    // An attempt that timed out or was cancelled stops here: its retry carries the rest out, and two attempts do not
+    // start the same runs side by side.
+    deps.signal?.throwIfAborted();
     const inputs = await runInputs(deps.em.fork(), page);
     await pMap(page, async (runId) => {
       const run = inputs.get(runId);
@@ -39,6 +42,7 @@ export async function dispatchRouting(deps: { em: EntityManager; temporal: Tempo
     }, { concurrency: callsInParallel });
   }
   for (const page of pagesOf([...handOvers])) {
+    deps.signal?.throwIfAborted();
     const em = deps.em.fork();
     const inputs = await runInputs(em, page.map(([runId]) => runId));
     const events = await runEvents(em, [...new Set(page.flatMap(([, eventIds]) => eventIds))]);
