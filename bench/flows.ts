@@ -7,9 +7,10 @@
  *
  * 1. Set-up: EXPERIENCES active experiences. All but two start on `visit` and then wait 30 days; enough `visit`
  *    events are posted that RUNS runs are live (each `visit` enters every waiting experience). One starts on
- *    `signup` and fires a webhook action at once (routing takes such a run to its end: ADR 0066). The last, `Checkout`, starts on `cart` and waits for `checkout`,
- *    with an exit goal on `purchase`: ADVANCE_RUNS shoppers post a `cart` each. Timed until the runs' rows are
- *    written, until Temporal has started every run, and until the task queue is empty; nothing is measured before.
+ *    `signup` and fires a webhook action at once (routing takes such a run to its end: ADR 0066). The last,
+ *    `Checkout`, starts on `cart` and waits for `checkout`, with an exit goal on `purchase`: ADVANCE_RUNS shoppers
+ *    post a `cart` each. Timed until the runs' rows are written, until Temporal has started every run, and until
+ *    the task queue is empty; nothing is measured before.
  * 2. Ingest acceptance (the bench:ingest service path): CLIENTS closed-loop clients post an event type no experience
  *    listens to for DURATION_S; accepted/s. Then the events are processed and their batch runs closed.
  * 3. One at a time: SOLO `webhook.test` events, then SOLO `signup` events of new people, each sent once the last one
@@ -270,7 +271,6 @@ async function main(context: BenchContext): Promise<number> {
     OUTBOUND_ALLOW_CIDRS: allowCidrs,
     ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
   });
-
   const api = await startBenchApiProcess(context, stack, { INGEST_RATE_LIMIT_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BURST: '1000000' });
   const processes = new Map([
     [worker.pid!, 'worker'],
@@ -496,7 +496,6 @@ async function main(context: BenchContext): Promise<number> {
   const lost = flowLost + advanceLost;
   const stillLive = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and status = 'running' and current_node_id = 'wait'`, [account.id]);
   const workerPeakRssMiB = (await processMemoryMiB(worker.pid!)).peakMiB;
-
 
   // --- 7. The Temporal floor -----------------------------------------------------------------------------------
   progress('measuring the Temporal floor');

@@ -157,7 +157,7 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     const begun = await beginCampaignSend({ notificationId, filterId: run.filterId!, playTime: run.playTime! });
     if (begun.outcome !== 'started') return begun.outcome === 'failed' ? fail(begun.reason) : begun.state;
     Object.assign(run, { audience: begun.audience, startedAt: new Date(begun.startedAt).toISOString(), shards: { done: 0, total: begun.shards } });
-    const throttle = begun.ratePerMinute ? `, at most ${begun.ratePerMinute} a minute` : '';
+    const throttle = run.ratePerMinute ? `, at most ${run.ratePerMinute} a minute` : '';
     show('SENDING', `sending ${begun.audience} devices in ${begun.shards} shard(s), ${begun.lanes} at a time${throttle}`);
     // A shard that fails for good stops the send: no lane takes another, and the shards under way are cancelled.
     const shardWork = new CancellationScope();

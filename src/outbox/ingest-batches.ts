@@ -15,8 +15,6 @@ interface ClaimedRow {
   id: string;
   account_id: string;
   client_user_id: string | null;
-  /** Microseconds since the epoch, as text: a person's events are ordered to the database's precision, not a Date's. */
-  created_us: string;
 }
 
 /**
@@ -38,7 +36,6 @@ const claimLock = 'ingest-relay-claim';
  * waits while an older event of the same person is claimed and still RECEIVED (being processed by another batch),
  * so a person's events are processed in their order of arrival.
  */
-const createdUs = `(extract(epoch from inbound_events.created_at) * 1000000)::bigint::text as created_us`;
 const claimSql = `with picked as (
   select e.id from inbound_events e
   where e.workflow_started_at is null and e.relay_batch_id is null and e.task_queue = ?
@@ -49,10 +46,12 @@ const claimSql = `with picked as (
   order by e.created_at, e.id
   limit ?
   for update skip locked
+), claimed as (
+  update inbound_events set relay_batch_id = ?, relay_claimed_at = now(), workflow_id = ?
+  from picked where inbound_events.id = picked.id
+  returning inbound_events.id, inbound_events.account_id, inbound_events.client_user_id, inbound_events.created_at
 )
-update inbound_events set relay_batch_id = ?, relay_claimed_at = now(), workflow_id = ?
-from picked where inbound_events.id = picked.id
-returning inbound_events.id, inbound_events.account_id, inbound_events.client_user_id, ${createdUs}`;
+select id, account_id, client_user_id from claimed order by created_at, id`;
 
 /**
  * One step of the ingest relay (run by `startRelayLoop`): restarts one orphaned batch if there is one, otherwise
@@ -68,11 +67,12 @@ export function createIngestRelay(deps: { em: () => EntityManager; temporal: Tem
   /** Every so often, not at every step: a claim that looks for orphans first costs one event alone a round trip. */
   let nextOrphanCheckAt = 0;
 
-  /** Starts the batch's run with its rows (as claimed, or read back) and marks them relayed. */
+  /** Starts the batch's run with its rows in order of arrival (as claimed, or read back) and marks them relayed. */
   const start = async (em: EntityManager, batchId: string, claimed?: ClaimedRow[]): Promise<number> => {
-    const rows = claimed ?? (await em.execute<ClaimedRow[]>(`select id, account_id, client_user_id, ${createdUs} from inbound_events where relay_batch_id = ?`, [batchId]));
+    const rows =
+      claimed ??
+      (await em.execute<ClaimedRow[]>('select id, account_id, client_user_id from inbound_events where relay_batch_id = ? order by created_at, id', [batchId]));
     if (rows.length === 0) return 0;
-    rows.sort(byArrival);
     await startIngestBatch(deps.temporal, { version: 1, batchId, groups: groupsOf(rows), chunkSize: options.chunkSize });
     await em.execute('update inbound_events set workflow_started_at = now() where relay_batch_id = ? and workflow_started_at is null', [batchId]);
     return rows.length;
@@ -107,7 +107,7 @@ export function createIngestRelay(deps: { em: () => EntityManager; temporal: Tem
   };
 }
 
-/** Claims one batch of `taskQueue`'s events (see claimSql) in its own transaction; the batch is not started yet. */
+/** Claims one batch of `taskQueue`'s events (see claimSql), in order of arrival, in its own transaction; not started yet. */
 export async function claimInboundBatch(em: EntityManager, taskQueue: string, batchSize: number): Promise<{ batchId: string; rows: ClaimedRow[] }> {
   const batchId = newId('ibt_');
   const rows = await em.transactional(async (tx) => {
@@ -116,11 +116,6 @@ export async function claimInboundBatch(em: EntityManager, taskQueue: string, ba
   });
   return { batchId, rows };
 }
-
-const byArrival = (a: ClaimedRow, b: ClaimedRow) => {
-  const [first, second] = [BigInt(a.created_us), BigInt(b.created_us)];
-  return first < second ? -1 : first > second ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-};
 
 /** The claimed events (in order of arrival), one group per person; the groups in the order of their first event. */
 function groupsOf(rows: ClaimedRow[]): string[][] {

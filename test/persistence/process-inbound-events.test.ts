@@ -233,6 +233,27 @@ describe('deciding a chunk of events together', () => {
     expect(calls.started).toEqual([waiting.workflow_id, waiting.workflow_id]);
   });
 
+  it('releases an after_exit entry when a run ends in routing, so the same person enters again', async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const { experienceId } = await publishedExperience(account, flow({ entry: { reentry: 'after_exit' }, nodes: [{ id: 'done', type: 'exit' }] }));
+    const ids = [
+      await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_again' }),
+      await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_again' }),
+    ];
+    const { temporal, calls } = recordingTemporal();
+    await processInboundEvents({ em: orm.em.fork(), temporal, delivery: inject('delivery') }, ids);
+    const runs = await query<{ status: string; entry_key: string | null; workflow_id: string | null }>(
+      'select status, entry_key, workflow_id from experience_runs where experience_id = $1',
+      [experienceId],
+    );
+    expect(runs).toEqual([
+      { status: 'completed', entry_key: null, workflow_id: null },
+      { status: 'completed', entry_key: null, workflow_id: null },
+    ]);
+    expect(calls.started).toEqual([]);
+  });
+
   it('stops carrying decisions out once its attempt is cancelled (a timed-out chunk), leaving them to the retry', async () => {
     const { temporal, calls } = recordingTemporal();
     const outcome = { matchedExperiences: [], startedRuns: ['run_after_cancel'], deliveredTo: ['run_live'], reason: '' };

@@ -14,7 +14,7 @@ const maxShards = 400;
 export const sendLanes = 4;
 
 export type BeginCampaignOutcome =
-  | { outcome: 'started'; audience: number; shards: number; lanes: number; startedAt: number; ratePerMinute?: number | null }
+  | { outcome: 'started'; audience: number; shards: number; lanes: number; startedAt: number }
   | { outcome: 'failed'; reason: string }
   | { outcome: 'not-scheduled'; state: Exclude<CampaignState, 'SCHEDULED' | 'SENDING'> };
 
@@ -67,5 +67,5 @@ async function started(tx: EntityManager, campaign: Campaign): Promise<BeginCamp
   // A throttled send goes one shard at a time: the rate is the send's however many lanes draw on it, and one lane keeps
   // each shard's activity as short as the rate allows.
   const lanes = campaign.ratePerMinute ? 1 : sendLanes;
-  return { outcome: 'started', audience: campaign.audience ?? 0, shards, lanes, startedAt: (campaign.startedAt ?? new Date()).getTime(), ratePerMinute: campaign.ratePerMinute ?? null };
+  return { outcome: 'started', audience: campaign.audience ?? 0, shards, lanes, startedAt: (campaign.startedAt ?? new Date()).getTime() };
 }

@@ -5,7 +5,7 @@ import { evaluateCondition } from '../../sandbox-safe/experiences/evaluate-condi
 import type { PublishDeps } from '../events/publish-event.ts';
 import type { ExperienceDefinition } from './definition-schema.ts';
 import type { RunRef } from './run-ref.ts';
-import { announceRunEnd, fireExperienceWebhook } from './run-steps.ts';
+import { announceRunEnd, fireExperienceWebhook, saveExperienceRunProgress } from './run-steps.ts';
 
 /** Where routing left a new run: ended (it never needs a workflow), or at the node its workflow goes on from. */
 export type FirstSteps = { ended: true; path: PathStep[] } | { ended: false; nodeId: string; path: PathStep[] };
@@ -59,7 +59,7 @@ export async function walkFirstSteps(
       case 'wait':
       case 'waitForEvent':
       case 'provider': {
-        if (path.length > 0) await deps.em.nativeUpdate(ExperienceRun, { id: run.runId }, { currentNodeId: node.id, path });
+        if (path.length > 0) await saveExperienceRunProgress(deps.em, { runId: run.runId, currentNodeId: node.id, path });
         return { ended: false, nodeId: node.id, path };
       }
     }

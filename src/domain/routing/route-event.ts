@@ -153,7 +153,7 @@ export async function decideRouting(
     const run = await enterRun(tx, event, version.experienceId, version.version, definition, person);
     if (!run) continue;
     startedRuns.push(run.runId);
-    if (run.isNew) {
+    if (run.entryKey !== undefined) {
       const ref = { runId: run.runId, accountId: event.accountId, experienceId: version.experienceId, visitorId: person?.id ?? null, clientUserId: person?.clientUserId ?? null, triggerEventId: event.id };
       const first = await walkFirstSteps({ ...publish, em: tx }, { run: ref, entryKey: run.entryKey }, definition, context);
       if (first.ended) continue; // no later event can reach it
@@ -187,9 +187,10 @@ const named = (version: ExperienceVersion) => `${JSON.stringify(version.definiti
 const listed = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 
 /**
- * Writes a new run unless the entry rule forbids it; returns its id (and whether this call wrote it), or null. The run
- * id derives from (experience, event), so deciding again for the same event finds the same run; `entryKey` is unique
- * per experience, so the database refuses a second entry the rule forbids even if a check were to race.
+ * Writes a new run unless the entry rule forbids it; returns its id, with its `entryKey` when this call wrote it (its
+ * first steps are then still to take), or null. The run id derives from (experience, event), so deciding again for the
+ * same event finds the same run; `entryKey` is unique per experience, so the database refuses a second entry the rule
+ * forbids even if a check were to race.
  */
 async function enterRun(
   tx: EntityManager,
@@ -198,7 +199,7 @@ async function enterRun(
   version: number,
   definition: ExperienceDefinition,
   person: { id: string; clientUserId: string } | null,
-): Promise<{ runId: string; entryKey: string; isNew: boolean } | null> {
+): Promise<{ runId: string; entryKey?: string } | null> {
   const runId = derivedId('run_', experienceId, event.id);
   let entryKey: string;
   let runNumber = 1;
@@ -208,9 +209,8 @@ async function enterRun(
     entryKey = `event:${event.id}`;
     workflowId = experienceRunWorkflowId(experienceId, { eventId: event.id });
   } else {
-    const earlier = await tx.find(ExperienceRun, { experienceId, visitorId: person.id }, { fields: ['id', 'status', 'entryKey'] });
-    const decided = earlier.find((run) => run.id === runId);
-    if (decided) return { runId, entryKey: decided.entryKey ?? '', isNew: false };
+    const earlier = await tx.find(ExperienceRun, { experienceId, visitorId: person.id }, { fields: ['id', 'status'] });
+    if (earlier.some((run) => run.id === runId)) return { runId };
     const reentry = definition.entry.reentry;
     if (reentry === 'never' && earlier.length > 0) return null;
     if (reentry === 'after_exit' && earlier.some((run) => run.status === 'running')) return null;
@@ -242,5 +242,5 @@ async function enterRun(
     .onConflict()
     .ignore()
     .execute<{ affectedRows: number }>('run');
-  return inserted.affectedRows > 0 ? { runId, entryKey, isNew: true } : null;
+  return inserted.affectedRows > 0 ? { runId, entryKey } : null;
 }
