@@ -17,9 +17,7 @@
  * service's own logs on stderr (warn).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
 import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createEndpoint } from '../src/domain/endpoints/create-endpoint.ts';
 import { buildEnvelope } from '../src/domain/events/envelope.ts';
@@ -37,33 +35,14 @@ import { runBench, startBenchWorker, startStack, type BenchContext } from './sup
 import { ascending, figuresOf, fmt, percentile, runBounded, type PhaseFigures } from './support/stats.ts';
 import { machineLines } from './support/machine.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
-import { fileSqlitePragmas } from '../src/dev/embedded-temporal.ts';
+import { positiveInt } from './support/env.ts';
+import { SQLITE_TUNING, TEMPORAL_DB, temporalDbOption, temporalStore } from './support/temporal-store.ts';
 import { defaultDeliveryRelaySettings } from '../src/outbox/delivery-relay.ts';
-
-const positiveInt = (name: string, fallback: number, min = 1) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min}, got "${raw}"`);
-  return value;
-};
 
 const N = positiveInt('N', 300);
 const CONCURRENCY = positiveInt('CONCURRENCY', 16);
 const WARMUP = positiveInt('WARMUP', 10, 0);
 const SINGLE = positiveInt('SINGLE', 30);
-const choice = <T extends string>(name: string, options: readonly T[], fallback: T): T => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!(options as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${options.join(', ')}, got "${raw}"`);
-  return raw as T;
-};
-const TEMPORAL_DB = choice('TEMPORAL_DB', ['memory', 'file'] as const, 'memory');
-const SQLITE_TUNING = choice('SQLITE_TUNING', ['on', 'off'] as const, 'on');
-const temporalStore =
-  TEMPORAL_DB === 'memory'
-    ? 'in-memory'
-    : `SQLite file, ${SQLITE_TUNING === 'on' ? Object.entries(fileSqlitePragmas).map(([name, value]) => `${name}=${value}`).join(' ') : 'SQLite default pragmas'}`;
 const allowCidrs = '127.0.0.0/8,::1/128';
 const namespace = 'default';
 const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
@@ -98,12 +77,7 @@ async function main(context: BenchContext): Promise<number> {
   const { signal, teardown } = context;
   const loadAtStart = loadavg();
   progress(`N=${N} CONCURRENCY=${CONCURRENCY} WARMUP=${WARMUP} SINGLE=${SINGLE} TEMPORAL_DB=${TEMPORAL_DB} SQLITE_TUNING=${SQLITE_TUNING}`);
-  let temporalDb: { filename: string; sqlitePragmas?: Record<string, string> | undefined } | undefined;
-  if (TEMPORAL_DB === 'file') {
-    const dir = await mkdtemp(join(tmpdir(), 'bench-delivery-temporal-'));
-    context.teardown.add('Temporal SQLite file', () => rm(dir, { recursive: true, force: true }));
-    temporalDb = { filename: join(dir, 'temporal.db'), sqlitePragmas: SQLITE_TUNING === 'on' ? undefined : {} };
-  }
+  const temporalDb = await temporalDbOption(context, 'delivery');
   const stack = await startStack(context, progress, { taskQueue, namespace, outboundAllowCidrs: allowCidrs, temporalDb });
   const { sql, settings } = stack;
   const lingerMs = positiveInt('DELIVERY_RELAY_LINGER_MS', defaultDeliveryRelaySettings.lingerMs, 0);

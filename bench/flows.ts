@@ -31,8 +31,9 @@
  * worker, PostgreSQL and the API. Ratios: routed/s over ingest accepted/s, flow latency over delivery latency,
  * routed/s over the floor. Figures go to stdout (the last line is one JSON object), progress to stderr. Optional
  * environment: EXPERIENCES (100), RUNS (10000), ADVANCE_RUNS (4000), DURATION_S (15), CLIENTS (16), DELIVERIES
- * (200), CONCURRENCY (16), SOLO (20), DATABASE_URL, LOG_LEVEL; for experiments, WORKER_NODE_OPTIONS (NODE_OPTIONS
- * of the worker process, e.g. --cpu-prof).
+ * (200), CONCURRENCY (16), SOLO (20), SETTLE_TIMEOUT_S (900), TEMPORAL_DB=memory|file (file for RUNS=100000:
+ * in memory the dev server keeps every open run's history resident), DATABASE_URL, LOG_LEVEL; for experiments,
+ * WORKER_NODE_OPTIONS (NODE_OPTIONS of the worker process, e.g. --cpu-prof).
  */
 import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
@@ -65,6 +66,7 @@ import { runBench, startBenchApiProcess, startBenchWorkerProcess, startStack, ty
 import { temporalCostSince, totalCost, type TemporalCost } from './support/temporal-cost.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
+import { temporalDbOption, temporalStore } from './support/temporal-store.ts';
 
 const EXPERIENCES = positiveInt('EXPERIENCES', 100, 3);
 const RUNS = positiveInt('RUNS', 10_000);
@@ -253,10 +255,11 @@ async function main(context: BenchContext): Promise<number> {
   const waitingExperiences = EXPERIENCES - 2;
   const visitors = Math.ceil(RUNS / waitingExperiences);
   progress(
-    `EXPERIENCES=${EXPERIENCES} RUNS=${RUNS} (${visitors} people × ${waitingExperiences} waiting experiences) ADVANCE_RUNS=${ADVANCE_RUNS} DURATION_S=${DURATION_S} CLIENTS=${CLIENTS}`,
+    `EXPERIENCES=${EXPERIENCES} RUNS=${RUNS} (${visitors} people × ${waitingExperiences} waiting experiences) ADVANCE_RUNS=${ADVANCE_RUNS} DURATION_S=${DURATION_S} CLIENTS=${CLIENTS} Temporal: ${temporalStore}`,
   );
 
-  const stack = await startStack(context, progress, { taskQueue, namespace, outboundAllowCidrs: allowCidrs });
+  const temporalDb = await temporalDbOption(context, 'flows');
+  const stack = await startStack(context, progress, { taskQueue, namespace, outboundAllowCidrs: allowCidrs, temporalDb });
   const { workerOrm, sql, settings } = stack;
   const certificate = await generateTestCertificate();
   const receiver = await startBenchReceiver(certificate);
@@ -546,12 +549,13 @@ async function main(context: BenchContext): Promise<number> {
   out(`  worker peak RSS ${fmt(workerPeakRssMiB, 0)} MiB${WORKER_NODE_OPTIONS ? ` (worker NODE_OPTIONS ${WORKER_NODE_OPTIONS})` : ''}`);
   out(`  worker peak RSS so far, after ${peakAfter.map(([phase, mib]) => `${phase} ${fmt(mib, 0)} MiB`).join(', ')}`);
   out();
-  for (const line of await machineLines(sql, loadAtStart)) out(line);
+  for (const line of await machineLines(sql, loadAtStart, temporalStore)) out(line);
   out(
     JSON.stringify({
       bench: 'flows',
       unit: 'events/s',
       experiences: EXPERIENCES,
+      temporal: temporalStore,
       liveRuns: stillLive,
       setupRunsStartedPerSecond: setupRuns / startedS,
       setupRatioToFloor: setupRuns / startedS / floor.perSecond,
