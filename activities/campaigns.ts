@@ -3,7 +3,7 @@ import { countCampaign } from '../src/domain/campaigns/campaign-counts.ts';
 import { readCampaignMessage } from '../src/domain/campaigns/campaign-message.ts';
 import { finishCampaignSend } from '../src/domain/campaigns/finish-campaign-send.ts';
 import type { CampaignEndState } from '../workflows/campaign-send.contract.ts';
-import { sendCampaignShard } from '../src/domain/campaigns/send-campaign-shard.ts';
+import { nextHeldPush, sendCampaignShard, sendDueCampaignPushes } from '../src/domain/campaigns/send-campaign-shard.ts';
 import { countTestPushes } from '../src/domain/campaigns/test-push-counts.ts';
 import { deliverPushes } from '../src/domain/sends/deliver-pushes.ts';
 import { pendingRows } from '../src/domain/sends/pending-rows.ts';
@@ -23,11 +23,22 @@ export function createCampaignActivities({ orm, temporal, delivery, push }: Acti
     beginCampaignSend(input: { notificationId: string; filterId: string; playTime: number }) {
       return withDomainFailures(() => beginCampaignSend(publishDeps(), input));
     },
-    /** One shard in one activity: each wave heartbeats, and a retry goes on from the shard's own cursor. */
-    async sendCampaignShard(input: { notificationId: string; shard: number }): Promise<void> {
+    /**
+     * One shard in one activity: each wave heartbeats, and a retry goes on from the shard's own cursor. Answers when
+     * the send's next push held by quiet hours is due (null: none is held).
+     */
+    async sendCampaignShard(input: { notificationId: string; shard: number }): Promise<{ nextHeld: number | null }> {
       const { deps } = engineDeps({ orm, push });
       const outcome = await sendCampaignShard(deps, input);
       if (outcome.kind === 'retry') throwRetry(outcome);
+      return { nextHeld: await nextHeldPush(deps.em, input.notificationId) };
+    },
+    /** The pushes quiet hours held whose time has come; answers when the next is due (null: none is left). */
+    async sendHeldCampaignPushes(input: { notificationId: string }): Promise<{ nextHeld: number | null }> {
+      const { deps, resumeAfter } = engineDeps({ orm, push });
+      const outcome = await sendDueCampaignPushes(deps, { ...input, resumeAfter });
+      if (outcome.kind === 'retry') throwRetry(outcome);
+      return { nextHeld: outcome.nextDue };
     },
     readCampaignCounts(input: { notificationId: string }) {
       return countCampaign(orm.em.fork(), input.notificationId);

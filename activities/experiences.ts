@@ -17,10 +17,12 @@ import { callProvider } from '../src/domain/providers/call-provider.ts';
 import type { PathStep } from '../src/persistence/entities/experience-run.ts';
 import { derivedId } from '../src/security/ids.ts';
 import type { ActivityDeps } from './deps.ts';
+import { engineDeps, throwRetry } from './send-engine.ts';
+import { sendExperiencePush, type ExperiencePushOutcome } from '../src/domain/experiences/send-experience-push.ts';
 import { withDomainFailures } from './domain-failures.ts';
 
 /** An experience run's I/O: its row, its conditions, and the actions its nodes fire. */
-export function createExperienceActivities({ orm, temporal, delivery, http, secrets }: ActivityDeps) {
+export function createExperienceActivities({ orm, temporal, delivery, http, secrets, push }: ActivityDeps) {
   const publishDeps = () => ({ em: orm.em.fork(), temporal, delivery });
   return {
     enterExperienceRun(input: { runId: string }) {
@@ -40,6 +42,13 @@ export function createExperienceActivities({ orm, temporal, delivery, http, secr
     },
     endExperienceRun(input: EndRunInput) {
       return withDomainFailures(() => endExperienceRun(publishDeps(), input));
+    },
+    /** A push node: the message to the person's devices; each wave heartbeats, and a retry sends what is still pending. */
+    async sendExperiencePush(input: { run: RunRef; nodeId: string; notificationId: string; step: number }): Promise<ExperiencePushOutcome> {
+      const { deps, resumeAfter } = engineDeps({ orm, push });
+      const outcome = await sendExperiencePush(deps, { ...input, resumeAfter });
+      if (outcome.kind === 'retry') throwRetry(outcome);
+      return { summary: outcome.summary, heldUntil: outcome.heldUntil };
     },
     cancelLiveExperienceRuns(input: { experienceId: string; afterRunId: string | null }) {
       return cancelLiveRuns({ em: orm.em.fork(), temporal, heartbeat: () => Context.current().heartbeat() }, input);

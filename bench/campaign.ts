@@ -5,6 +5,9 @@
  *
  * 1. with the `log` provider, DEVICES devices: playTime → first push (the first push_sends row with sent_at),
  *    playTime → last push (max sent_at), pushes/s over playTime → last push;
+ *    Then, on the same worker, a throttled send (THROTTLED_DEVICES at RATE_PER_MINUTE: the rate measured from the
+ *    rows' sent_at against the requested one) and a send in local time to LOCAL_DEVICES devices spread over 24 zones
+ *    (each group's devices, its time and its last push; the run's history).
  * 2. with PUSH_PROVIDER=fcm against a local fake FCM in a process of its own (src/dev/fake-fcm-process.ts: HTTPS,
  *    HTTP/1.1 keep-alive, answering at once), FCM_DEVICES devices of a second app: pushes/s at the fake (its first →
  *    last accept), with FCM_MAX_PER_MINUTE at its maximum so the pace never binds.
@@ -23,7 +26,8 @@
  *
  * Environment (all optional): DEVICES (1000000), FCM_DEVICES (200000; 0 skips the FCM send and its baseline),
  * FCM_CONCURRENCY (100, the service's default), PLAY_DELAY_MS (5000: playTime this far after the schedule call),
- * SEND_TIMEOUT_S (1800), FLOOR_UNITS (200; 0 skips the floor), WORKER_NODE_OPTIONS (NODE_OPTIONS for the worker
+ * SEND_TIMEOUT_S (1800), FLOOR_UNITS (200; 0 skips the floor), THROTTLED_DEVICES (20000; 0 skips the throttled send),
+ * RATE_PER_MINUTE (its throttle, 60000), LOCAL_DEVICES (DEVICES; 0 skips the send in local time over 24 zones), WORKER_NODE_OPTIONS (NODE_OPTIONS for the worker
  * processes, e.g. --max-old-space-size=256), PUSH_SENDS_FILLFACTOR (an experiment: push_sends' fillfactor in the scratch
  * database instead of the migrations' 60), DATABASE_URL (a server to create a scratch database
  * on; embedded PostgreSQL otherwise), LOG_LEVEL for the service's own logs on stderr (warn).
@@ -57,6 +61,17 @@ const FCM_CONCURRENCY = positiveInt('FCM_CONCURRENCY', 100);
 const PLAY_DELAY_MS = positiveInt('PLAY_DELAY_MS', 5000);
 const SEND_TIMEOUT_S = positiveInt('SEND_TIMEOUT_S', 1800);
 const FLOOR_UNITS = positiveInt('FLOOR_UNITS', 200, 0);
+const THROTTLED_DEVICES = positiveInt('THROTTLED_DEVICES', 20_000, 0);
+const RATE_PER_MINUTE = positiveInt('RATE_PER_MINUTE', 60_000, 100);
+const LOCAL_DEVICES = positiveInt('LOCAL_DEVICES', DEVICES, 0);
+/** The 24 whole-hour offsets from UTC−11:00 to UTC+12:00, as fixed-offset zones (Etc/GMT-h is UTC+h). */
+const localZones = Array.from({ length: 24 }, (_, index) => index - 11).map((hours) => (hours === 0 ? 'Etc/GMT' : `Etc/GMT${hours > 0 ? '-' : '+'}${Math.abs(hours)}`));
+/**
+ * The local-time send's playTime: 11 h 5 min ago, so that every group's time (playTime − its offset, from 23 h 5 min
+ * ago to 5 min ago) has passed and none is past the message's expiry (1,440 minutes): every group goes at once, which
+ * is what a bench on one machine can wait for; timers that fire hours apart are the workflow tests'.
+ */
+const localPlayTimeOffsetMs = -(11 * 3_600_000 + 5 * 60_000);
 /**
  * An experiment, not the product's setting: push_sends' fillfactor in the scratch database (the migrations set 30), to
  * see what another would do. Unset, the table is as migrated.
@@ -198,7 +213,7 @@ const ok = async (client: JsonClient, tenant: Tenant, method: string, path: stri
  * `count` devices of the app, written straight into `devices` as the API stores a registration (src/domain/devices/
  * register-devices.ts): a random id, an FCM-length token, a platform, a client user id, a few attributes, subscribed.
  */
-async function seedDevices(stack: Stack, accountId: string, appId: string, count: number, label: string): Promise<void> {
+async function seedDevices(stack: Stack, accountId: string, appId: string, count: number, label: string, zones: string[] = ['Europe/Berlin']): Promise<void> {
   const started = performance.now();
   for (let from = 1; from <= count; from += SEED_CHUNK) {
     const to = Math.min(count, from + SEED_CHUNK - 1);
@@ -207,9 +222,9 @@ async function seedDevices(stack: Stack, accountId: string, appId: string, count
        select gen_random_uuid(), $1, $2::uuid, lpad(n::text, 11, '0') || ':APA91b' || md5(n::text || $2::text) || md5($2::text || n::text) || md5(n::text) || md5($2::text),
               (array['android', 'ios', 'web'])[1 + n % 3], 'user-' || n,
               jsonb_build_object('plan', (array['free', 'pro', 'enterprise'])[1 + n % 3], 'group', 'bench'),
-              true, 'en-US', 'Europe/Berlin', now(), now(), now()
+              true, 'en-US', ($5::text[])[1 + n % cardinality($5::text[])], now(), now(), now()
          from generate_series($3::int, $4::int) as n`,
-      [accountId, appId, from, to],
+      [accountId, appId, from, to, zones],
     );
     progress(`${label}: seeded ${to} of ${count} devices (${fmt((performance.now() - started) / 1000, 1)} s)`);
   }
@@ -225,7 +240,19 @@ async function runSend(
   stack: Stack,
   client: JsonClient,
   tenant: Tenant,
-  options: { label: string; appId: string; segmentId: string; devices: number; worker: ChildProcess; named: Map<number, string>; databaseName: string },
+  options: {
+    label: string;
+    appId: string;
+    segmentId: string;
+    devices: number;
+    worker: ChildProcess;
+    named: Map<number, string>;
+    databaseName: string;
+    /** More of the schedule call's body (a throttle, local time). */
+    schedule?: Record<string, unknown>;
+    /** playTime this far from the schedule call (PLAY_DELAY_MS unless given). */
+    playTimeOffsetMs?: number;
+  },
 ): Promise<SendFigures & { playTime: number }> {
   const { sql } = stack;
   const { label, worker } = options;
@@ -237,8 +264,8 @@ async function runSend(
     (await sql.query<{ upd: string; hot: string }>(`select n_tup_upd as upd, n_tup_hot_upd as hot from pg_stat_user_tables where relname = 'push_sends'`)).rows[0]!;
   const updatesBefore = await updateCounts();
   const cpuBefore = readCpu(options.named, options.databaseName);
-  const playTime = Date.now() + PLAY_DELAY_MS;
-  await ok(client, tenant, 'POST', `/notification/schedule?id=${notificationId}&appId=${options.appId}`, { playTime });
+  const playTime = Date.now() + (options.playTimeOffsetMs ?? PLAY_DELAY_MS);
+  await ok(client, tenant, 'POST', `/notification/schedule?id=${notificationId}&appId=${options.appId}`, { playTime, ...options.schedule });
   progress(`${label}: scheduled message ${notificationId} for ${new Date(playTime).toISOString()} (${options.devices} devices)`);
 
   let peak = workerIdleMiB;
@@ -252,7 +279,7 @@ async function runSend(
     state = rows[0]?.state ?? 'SCHEDULED';
     if (!['SCHEDULED', 'SENDING'].includes(state)) break;
     if (Date.now() > deadline) throw new Error(`${label}: the send is still ${state} after ${SEND_TIMEOUT_S} s`);
-    if (Date.now() - lastProgress >= 10_000 && Date.now() > playTime) {
+    if (Date.now() - lastProgress >= 10_000 && state === 'SENDING') {
       lastProgress = Date.now();
       const { rows: counted } = await sql.query<{ sent: string; rows: string }>(
         `select count(*) filter (where status = 'sent') as sent, count(*) as rows from push_sends where notification_id = $1 and source = 'campaign'`,
@@ -329,6 +356,31 @@ async function runSend(
     cpu: cpuBefore && cpuAfter ? cpuSpent(cpuBefore, cpuAfter) : [],
     apiSend,
   };
+}
+
+/**
+ * A local-time send's groups: each one's UTC offset, devices and time, and its last push after the send's start (its
+ * zone is one fixed offset, so a device's zone names its group).
+ */
+async function localGroupFigures(stack: Stack, notificationId: string): Promise<Array<{ offset: number; devices: number; sendAtMs: number; lastPushAfterStartS: number }>> {
+  const { rows } = await stack.sql.query<{ offset: number; devices: string; send_at: Date; last: Date | null; started_at: Date }>(
+    `select g.utc_offset_minutes as offset, g.devices, g.send_at, p.last, c.started_at
+       from (select utc_offset_minutes, send_at, sum(size) as devices from campaign_shards where notification_id = $1 group by 1, 2) g
+       join campaigns c on c.notification_id = $1
+       left join lateral (
+         select max(ps.sent_at) as last from push_sends ps join devices d on d.id = ps.device_id
+          where ps.notification_id = $1 and ps.source = 'campaign' and ps.status = 'sent'
+            and d.timezone = case when g.utc_offset_minutes = 0 then 'Etc/GMT'
+                                  else 'Etc/GMT' || case when g.utc_offset_minutes > 0 then '-' else '+' end || abs(g.utc_offset_minutes / 60) end) p on true
+      order by g.send_at`,
+    [notificationId],
+  );
+  return rows.map((row) => ({
+    offset: row.offset,
+    devices: Number(row.devices),
+    sendAtMs: row.send_at.getTime(),
+    lastPushAfterStartS: row.last ? (row.last.getTime() - row.started_at.getTime()) / 1000 : Number.NaN,
+  }));
 }
 
 /** Stops a worker process (SIGTERM, as a deployment does) and waits for it to exit. */
@@ -486,6 +538,10 @@ runBench(progress, async (context) => {
     await seedDevices(stack, account.id, fcmApp, FCM_DEVICES, 'fcm app');
     fcmSegment = await newSegment(fcmApp);
   }
+  const throttledApp = THROTTLED_DEVICES > 0 ? await newApp('bench campaign (throttled)') : undefined;
+  if (throttledApp) await seedDevices(stack, account.id, throttledApp, THROTTLED_DEVICES, 'throttled app');
+  const localApp = LOCAL_DEVICES > 0 ? await newApp('bench campaign (local time)') : undefined;
+  if (localApp) await seedDevices(stack, account.id, localApp, LOCAL_DEVICES, 'local-time app', localZones);
   await sql.query('checkpoint');
 
   // 1. The log provider.
@@ -493,6 +549,14 @@ runBench(progress, async (context) => {
   const logWorker = await startBenchWorkerProcess(context, stack, { PUSH_PROVIDER: 'log', ...workerEnv });
   const logNamed = new Map([[logWorker.pid!, 'worker process']]);
   const log = await runSend(context, stack, client, tenant, { label: 'log', appId: logApp, segmentId: logSegment, devices: DEVICES, worker: logWorker, named: logNamed, databaseName });
+  /** A further send on the log worker, to the whole of an app seeded above (none when its app was not seeded). */
+  const sendOnLogWorker = async (label: string, appId: string | undefined, devices: number, more: { schedule: Record<string, unknown>; playTimeOffsetMs?: number }) =>
+    appId ? runSend(context, stack, client, tenant, { label, appId, segmentId: await newSegment(appId), devices, ...more, worker: logWorker, named: logNamed, databaseName }) : undefined;
+  const throttled = await sendOnLogWorker('throttled', throttledApp, THROTTLED_DEVICES, { schedule: { ratePerMinute: RATE_PER_MINUTE } });
+  // Waves of a second's worth: the first wave goes at once, the rest at the rate.
+  const throttledPerMinute = throttled ? ((throttled.sent - Math.ceil(RATE_PER_MINUTE / 60)) / (throttled.lastPushMs - throttled.firstPushMs)) * 60_000 : Number.NaN;
+  const local = await sendOnLogWorker('local time', localApp, LOCAL_DEVICES, { schedule: { sendInLocalTime: true }, playTimeOffsetMs: localPlayTimeOffsetMs });
+  const localGroups = local ? await localGroupFigures(stack, local.notificationId) : [];
   await stopWorker(logWorker);
 
   progress('baseline: the same rows inserted 1000 a statement from one plain client');
@@ -558,10 +622,11 @@ runBench(progress, async (context) => {
 
   // The figures.
   const logPerSecond = log.sent / (log.lastPushMs / 1000);
-  const lost = log.lost + (fcm?.lost ?? 0);
-  const duplicates = log.dbDuplicates + (fcm ? fcm.dbDuplicates + fcm.fake.duplicates : 0);
-  const workerPeakMiB = Math.max(log.workerPeakMiB, fcm?.workerPeakMiB ?? 0);
-  const maxHistoryEvents = Math.max(log.maxHistoryEvents, fcm?.maxHistoryEvents ?? 0);
+  const extra = [throttled, local].filter((figures) => figures !== undefined);
+  const lost = log.lost + (fcm?.lost ?? 0) + extra.reduce((sum, figures) => sum + figures.lost, 0);
+  const duplicates = log.dbDuplicates + (fcm ? fcm.dbDuplicates + fcm.fake.duplicates : 0) + extra.reduce((sum, figures) => sum + figures.dbDuplicates, 0);
+  const workerPeakMiB = Math.max(log.workerPeakMiB, fcm?.workerPeakMiB ?? 0, ...extra.map((figures) => figures.workerPeakMiB));
+  const maxHistoryEvents = Math.max(log.maxHistoryEvents, fcm?.maxHistoryEvents ?? 0, ...extra.map((figures) => figures.maxHistoryEvents));
   const ratioToInsert = logPerSecond / insert.perSecond;
   const ratioToFcmBaseline = fcm && fcmBase ? fcm.perSecond / fcmBase.perSecond : Number.NaN;
   const goals = {
@@ -606,6 +671,19 @@ runBench(progress, async (context) => {
   sendLines(log);
   out(`  pushes/s (playTime → last push)       ${fmt(logPerSecond, 0)}`);
   out(`  pushes/s (first push → last push)     ${fmt(log.sent / ((log.lastPushMs - log.firstPushMs) / 1000), 0)}`);
+  if (throttled) {
+    out();
+    out(`Throttled send, log provider (${THROTTLED_DEVICES} devices, ratePerMinute ${RATE_PER_MINUTE}: one shard at a time, waves of ${Math.ceil(RATE_PER_MINUTE / 60)})`);
+    sendLines(throttled);
+    out(`  measured rate (after the first wave)  ${fmt(throttledPerMinute, 0)} a minute, ${fmt(throttledPerMinute / RATE_PER_MINUTE, 3)}× the requested`);
+  }
+  if (local) {
+    out();
+    out(`Send in local time, log provider (${LOCAL_DEVICES} devices over ${localZones.length} zones, UTC−11:00 to UTC+12:00; playTime 11 h 5 min ago, so every group is due at once)`);
+    sendLines(local);
+    out(`  groups (offset: devices, last push after the send's start)`);
+    for (const group of localGroups) out(`    ${group.offset >= 0 ? '+' : '-'}${fmt(Math.abs(group.offset) / 60, 0)} h: ${group.devices}, ${fmt(group.lastPushAfterStartS, 1)} s`);
+  }
   out();
   out('Baselines (the database)');
   out(`  bare INSERT of the same ${insert.rows} rows, 1000 a statement, one client: ${fmt(insert.perSecond, 0)} rows/s (${fmt(insert.ms / 1000, 1)} s)`);
@@ -660,6 +738,14 @@ runBench(progress, async (context) => {
       lost,
       duplicates,
       floor: floor ? round(floor.perSecond) : null,
+      throttledDevices: throttled ? THROTTLED_DEVICES : 0,
+      throttleRequestedPerMinute: RATE_PER_MINUTE,
+      throttleMeasuredPerMinute: throttled ? round(throttledPerMinute) : null,
+      throttleRatio: throttled ? round(throttledPerMinute / RATE_PER_MINUTE, 4) : null,
+      localDevices: local ? LOCAL_DEVICES : 0,
+      localGroups: localGroups.length,
+      localAllSentS: local ? seconds(Math.max(...localGroups.map((group) => group.lastPushAfterStartS)) * 1000) : null,
+      localSendRunEvents: local?.sendRunEvents ?? null,
       goals,
       machine: { cores: availableParallelism(), loadAtStart: loadAtStart.map((value) => round(value, 2)), pg: pgSettings },
       ...(WORKER_NODE_OPTIONS ? { workerNodeOptions: WORKER_NODE_OPTIONS } : {}),

@@ -20,7 +20,9 @@ export interface CampaignSendInput {
   accountId: string;
   appId: string;
   /** What a run hands to the next when a long wait continues as new. */
-  carried?: { version: 1; playTime: number; filterId: string; ready: boolean; ratePerMinute?: number | null | undefined } | undefined;
+  carried?:
+    | { version: 1; playTime: number; filterId: string; ready: boolean; ratePerMinute?: number | null | undefined; sendInLocalTime?: boolean | undefined }
+    | undefined;
   /** Continue as new past this many history events while waiting (the server's own suggestion also triggers it). */
   historyLimit?: number | undefined;
 }
@@ -35,11 +37,54 @@ export interface CampaignCounts {
   skipped: number;
   /** Pushes still waiting when the send was cancelled. */
   cancelled: number;
+  /**
+   * Devices of a local-time group whose time plus the message's expiry had passed when the send started, and devices
+   * whose quiet hours (action `delay`) ended after the message expired.
+   */
+  expired: number;
+  /** Devices not sent to because they had had their app's frequency cap. */
+  capped: number;
+  /** Devices not sent to because they were in their app's quiet hours (action `skip`). */
+  quiet: number;
   clicked: number;
+  /** Sent pushes a conversion was attributed to (the message's `conversion` goal). */
+  conversions: number;
 }
+
+/**
+ * The devices of a send that go at one time: for a send in local time, those whose UTC offset on the day is
+ * `utcOffsetMinutes`, at the instant their clock shows playTime's wall-clock time; otherwise the whole audience, at
+ * once (`sendAt` null). `shards` are the snapshot shards that hold them.
+ */
+export interface CampaignSendGroup {
+  sendAt: number | null;
+  utcOffsetMinutes: number | null;
+  devices: number;
+  /** Its time plus the message's expiry had passed at the snapshot: never sent. */
+  expired: boolean;
+  shards: number[];
+}
+
+export type CampaignGroupState = 'waiting' | 'sending' | 'sent' | 'expired';
+
+/** A local-time send's group as its run sees it. */
+export interface CampaignRunGroup {
+  utcOffsetMinutes: number | null;
+  sendAt: number | null;
+  devices: number;
+  state: CampaignGroupState;
+}
+
+/** How far ahead of playTime a send in local time starts (UTC+14:00 is the zone furthest ahead)... */
+export const localTimeAheadMs = 14 * 3_600_000;
+/** ...and how long after it its last group goes (UTC−12:00 is the furthest behind). */
+export const localTimeBehindMs = 12 * 3_600_000;
 
 /** Click-through rate: clicked / sent, when anything was sent. */
 export const ctrOf = (counts: Pick<CampaignCounts, 'sent' | 'clicked'>): number | null => (counts.sent > 0 ? counts.clicked / counts.sent : null);
+
+/** Conversion rate: conversions / sent, when anything was sent. */
+export const conversionRateOf = (counts: Pick<CampaignCounts, 'sent' | 'conversions'>): number | null => (counts.sent > 0 ? counts.conversions / counts.sent : null);
 
 /** What GET /notification/get shows as `send` (counts as of the run's last read), and the shards done. */
 export interface CampaignRunState extends CampaignCounts {
@@ -48,8 +93,14 @@ export interface CampaignRunState extends CampaignCounts {
   filterId: string | null;
   /** The throttle, in pushes a minute; null when unthrottled. */
   ratePerMinute: number | null;
+  /** playTime is each device's local time. */
+  sendInLocalTime: boolean;
+  /** A send in local time: its groups, once the snapshot is taken. */
+  groups: CampaignRunGroup[];
   /** clicked / sent, when anything was sent. */
   ctr: number | null;
+  /** conversions / sent, when anything was sent. */
+  conversionRate: number | null;
   startedAt: string | null;
   finishedAt: string | null;
   reason: string | null;
@@ -65,6 +116,8 @@ export interface ScheduleCampaign {
   filterId: string;
   /** Absent in the updates of runs scheduled before throttling existed. */
   ratePerMinute?: number | null | undefined;
+  /** Absent in the updates of runs scheduled before local-time sends existed. */
+  sendInLocalTime?: boolean | undefined;
 }
 
 export const campaignSendState = defineQuery<CampaignRunState>('state');

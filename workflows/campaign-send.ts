@@ -6,21 +6,29 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { SendState } from '../src/sandbox-safe/search-attributes.ts';
+import { formatUtcOffset } from '../src/sandbox-safe/utc-offset.ts';
 import {
   cancelCampaignSend,
   campaignSendState,
+  conversionRateOf,
   ctrOf,
+  localTimeAheadMs,
+  localTimeBehindMs,
   messageReady,
   scheduleCampaignSend,
   type CampaignCounts,
+  type CampaignRunGroup,
+  type CampaignSendGroup,
   type CampaignRunState,
   type CampaignEndState,
   type CampaignRunStateName,
@@ -34,12 +42,15 @@ const { readCampaignMessage, beginCampaignSend, readCampaignCounts, finishCampai
   retry: { maximumInterval: '1 minute' },
 });
 // A shard is sent wave by wave in one activity; its heartbeat carries the last wave done, so a retry resumes there.
-const { sendCampaignShard } = proxyActivities<Activities>({
+const { sendCampaignShard, sendHeldCampaignPushes } = proxyActivities<Activities>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '2 minutes' },
 });
 
+// Sends go group by group, each at its own time (a send in local time), and send the pushes quiet hours held when
+// they are due; earlier runs sent every shard at once, and held nothing.
+const deliveryControlsPatch = 'campaign-send-delivery-controls';
 const defaultHistoryLimit = 10_000;
 const maxTimerMs = 7 * 24 * 3_600_000;
 /** How often a sending run reads its counts for the `state` query and its details. */
@@ -58,14 +69,21 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     playTime: input.carried?.playTime ?? null,
     filterId: input.carried?.filterId ?? null,
     ratePerMinute: input.carried?.ratePerMinute ?? null,
+    sendInLocalTime: input.carried?.sendInLocalTime ?? false,
+    groups: [],
     audience: null,
     sent: 0,
     failed: 0,
     unregistered: 0,
     skipped: 0,
     cancelled: 0,
+    expired: 0,
+    capped: 0,
+    quiet: 0,
     clicked: 0,
+    conversions: 0,
     ctr: null,
+    conversionRate: null,
     startedAt: null,
     finishedAt: null,
     reason: null,
@@ -84,17 +102,20 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
       [
         `**${state}** · ${details}`,
         `audience: ${run.audience ?? '—'} · sent ${run.sent} · failed ${run.failed} · unregistered ${run.unregistered} · shards ${run.shards.done}/${run.shards.total}`,
-        run.playTime === null ? 'not scheduled' : `playTime: ${new Date(run.playTime).toISOString()} · segment ${run.filterId}`,
+        run.playTime === null
+          ? 'not scheduled'
+          : `playTime: ${new Date(run.playTime).toISOString()}${run.sendInLocalTime ? ' in each device’s local time' : ''} · segment ${run.filterId}`,
+        ...run.groups.map(describeGroup),
       ].join('\n'),
     );
   };
-  const counted = (counts: CampaignCounts) => Object.assign(run, counts, { ctr: ctrOf(counts) });
+  const counted = (counts: CampaignCounts) => Object.assign(run, counts, { ctr: ctrOf(counts), conversionRate: conversionRateOf(counts) });
 
   setHandler(campaignSendState, () => run);
   setHandler(
     scheduleCampaignSend,
-    ({ playTime, filterId, ratePerMinute }) => {
-      Object.assign(run, { playTime, filterId, ratePerMinute: ratePerMinute ?? null });
+    ({ playTime, filterId, ratePerMinute, sendInLocalTime }) => {
+      Object.assign(run, { playTime, filterId, ratePerMinute: ratePerMinute ?? null, sendInLocalTime: sendInLocalTime ?? false });
       scheduleChanges++;
       return run;
     },
@@ -127,7 +148,11 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
   const message = await readCampaignMessage({ notificationId });
   ready ||= message.ready;
 
-  /** Waits until the message is READY and playTime has come: 'send', or 'expired', or 'cancelled'. */
+  /**
+   * Waits until the message is READY and playTime has come: 'send', or 'expired', or 'cancelled'. In local time the
+   * send starts when the zone furthest ahead reaches playTime's wall-clock time, and expires only when the zone
+   * furthest behind would be past it plus expiry.
+   */
   async function untilSendTime(): Promise<'send' | 'expired' | 'cancelled'> {
     for (;;) {
       if (cancelled) return 'cancelled';
@@ -135,19 +160,21 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
         await condition(() => run.playTime !== null || cancelled);
         continue;
       }
-      const deadline = run.playTime + message.expiryMinutes * 60_000;
+      const startAt = run.sendInLocalTime ? run.playTime - localTimeAheadMs : run.playTime;
+      const deadline = (run.sendInLocalTime ? run.playTime + localTimeBehindMs : run.playTime) + message.expiryMinutes * 60_000;
       const now = Date.now();
       if (now >= deadline) return 'expired';
-      if (ready && now >= run.playTime) return 'send';
-      show(ready ? 'SCHEDULED' : 'WAITING_FOR_RECORDING', ready ? `sends at ${new Date(run.playTime).toISOString()}` : 'waiting for the message’s recording to be accepted');
+      if (ready && now >= startAt) return 'send';
+      show(ready ? 'SCHEDULED' : 'WAITING_FOR_RECORDING', ready ? `sends at ${new Date(startAt).toISOString()}` : 'waiting for the message’s recording to be accepted');
       const seen = { changes: scheduleChanges, ready };
       // At most a week per timer: a playTime centuries ahead is a valid epoch ms but not a valid timer.
-      const wakeInMs = Math.min(maxTimerMs, Math.max(1, (ready ? run.playTime : deadline) - now));
+      const wakeInMs = Math.min(maxTimerMs, Math.max(1, (ready ? startAt : deadline) - now));
       await condition(() => scheduleChanges !== seen.changes || ready !== seen.ready || cancelled, wakeInMs);
       // A schedule moved again and again: hand the wait to a fresh history.
       const info = workflowInfo();
       if ((info.continueAsNewSuggested || info.historyLength > (input.historyLimit ?? defaultHistoryLimit)) && !cancelled && allHandlersFinished()) {
-        await continueAsNew<typeof campaignSend>({ ...input, version: 1, carried: { version: 1, playTime: run.playTime, filterId: run.filterId!, ready, ratePerMinute: run.ratePerMinute } });
+        const carried = { version: 1 as const, playTime: run.playTime, filterId: run.filterId!, ready, ratePerMinute: run.ratePerMinute, sendInLocalTime: run.sendInLocalTime };
+        await continueAsNew<typeof campaignSend>({ ...input, version: 1, carried });
       }
     }
   }
@@ -156,35 +183,112 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     show('SENDING', 'taking the segment’s snapshot');
     const begun = await beginCampaignSend({ notificationId, filterId: run.filterId!, playTime: run.playTime! });
     if (begun.outcome !== 'started') return begun.outcome === 'failed' ? fail(begun.reason) : begun.state;
+    const allShards = Array.from({ length: begun.shards }, (_, shard) => shard);
+    const controlled = patched(deliveryControlsPatch);
+    const groups: CampaignSendGroup[] =
+      controlled && begun.groups ? begun.groups : [{ sendAt: null, utcOffsetMinutes: null, devices: begun.audience, expired: false, shards: allShards }];
+    const inLocalTime = groups.some((group) => group.sendAt !== null);
+    if (inLocalTime) run.groups = groups.map((group) => ({ utcOffsetMinutes: group.utcOffsetMinutes, sendAt: group.sendAt, devices: group.devices, state: group.expired ? 'expired' : 'waiting' }));
     Object.assign(run, { audience: begun.audience, startedAt: new Date(begun.startedAt).toISOString(), shards: { done: 0, total: begun.shards } });
     const throttle = run.ratePerMinute ? `, at most ${run.ratePerMinute} a minute` : '';
-    show('SENDING', `sending ${begun.audience} devices in ${begun.shards} shard(s), ${begun.lanes} at a time${throttle}`);
-    // A shard that fails for good stops the send: no lane takes another, and the shards under way are cancelled.
+    const timing = inLocalTime ? ` in ${groups.length} local-time group(s)` : '';
+    show('SENDING', `sending ${begun.audience} devices in ${begun.shards} shard(s)${timing}, ${begun.lanes} at a time${throttle}`);
+    // A shard that fails for good stops the send: no lane takes another, the shards under way are cancelled, and
+    // groups still waiting for their time are not sent.
     const shardWork = new CancellationScope();
     let failure: ActivityFailure | undefined;
-    let next = 0;
-    const lane = async () => {
-      while (failure === undefined && next < begun.shards) {
-        const shard = next++;
-        try {
-          await sendCampaignShard({ notificationId, shard });
-          run.shards.done++;
-        } catch (error) {
-          if (isCancellation(error)) {
-            // Cancelled by another lane's failure: stop quietly. Cancelled from outside: the send is cancelled.
-            if (failure !== undefined) return;
-            throw error;
+    let sending = 0;
+    let groupsDone = false;
+    // When the next push quiet hours held is due, as the last activity to look said; held pushes exist once one did.
+    let nextHeld: number | null = null;
+    let sawHeld = false;
+    const noteHeld = (result: { nextHeld: number | null } | undefined) => {
+      if (!controlled || !result) return;
+      nextHeld = result.nextHeld;
+      sawHeld ||= result.nextHeld !== null;
+    };
+    /** Runs `step` unless another lane's failure cancelled it: then quietly answers false. */
+    const unlessFailed = async (step: () => Promise<unknown>): Promise<boolean> => {
+      try {
+        await step();
+        return true;
+      } catch (error) {
+        if (isCancellation(error) && failure !== undefined) return false;
+        throw error;
+      }
+    };
+    const sendGroup = async (group: CampaignSendGroup, view: CampaignRunGroup | undefined) => {
+      if (group.expired) return;
+      const waitMs = group.sendAt === null ? 0 : group.sendAt - Date.now();
+      if (waitMs > 0 && !(await unlessFailed(() => sleep(waitMs)))) return;
+      sending++;
+      if (view) view.state = 'sending';
+      let next = 0;
+      const lane = async () => {
+        while (failure === undefined && next < group.shards.length) {
+          const shard = group.shards[next++]!;
+          try {
+            noteHeld(await sendCampaignShard({ notificationId, shard }));
+            run.shards.done++;
+          } catch (error) {
+            if (isCancellation(error)) {
+              // Cancelled by another lane's failure: stop quietly. Cancelled from outside: the send is cancelled.
+              if (failure !== undefined) return;
+              throw error;
+            }
+            if (!(error instanceof ActivityFailure)) throw error;
+            failure = error;
+            shardWork.cancel();
           }
-          if (!(error instanceof ActivityFailure)) throw error;
-          failure = error;
-          shardWork.cancel();
+        }
+      };
+      try {
+        await Promise.all(Array.from({ length: Math.min(begun.lanes, group.shards.length) }, lane));
+      } finally {
+        sending--;
+      }
+      if (view && failure === undefined) view.state = 'sent';
+    };
+    /**
+     * Sends the pushes quiet hours held, each batch when it is due (a timer, woken early when an earlier one is held),
+     * until every group is done and nothing is held. The last look comes after every group: an answer that arrived
+     * out of order cannot make it stop early.
+     */
+    const sendHeld = async () => {
+      if (!controlled) return;
+      for (;;) {
+        await condition(() => nextHeld !== null || groupsDone);
+        if (nextHeld === null) {
+          if (!sawHeld) return;
+          sawHeld = false;
+          noteHeld(await sendHeldCampaignPushes({ notificationId }));
+          if (nextHeld === null) return;
+          continue;
+        }
+        const due: number = nextHeld;
+        const waitMs = due - Date.now();
+        if (waitMs > 0 && (await condition(() => nextHeld !== null && nextHeld < due, waitMs))) continue;
+        sending++;
+        try {
+          noteHeld(await sendHeldCampaignPushes({ notificationId }));
+        } finally {
+          sending--;
         }
       }
     };
-    const lanes = shardWork.run(() => Promise.all(Array.from({ length: Math.min(begun.lanes, begun.shards) }, lane)));
+    const allGroups = async () => {
+      await Promise.all(groups.map((group, index) => sendGroup(group, run.groups[index])));
+      groupsDone = true;
+    };
+    const lanes = shardWork.run(() => Promise.all([allGroups(), unlessFailed(sendHeld)]));
     let allSent = false;
     void lanes.then(() => (allSent = true), () => (allSent = true));
     while (!allSent) {
+      // Between local-time groups nothing moves: wait for the next group's timer without reading counts.
+      if (sending === 0) {
+        await condition(() => allSent || sending > 0);
+        continue;
+      }
       if (await condition(() => allSent, refreshEveryMs)) break;
       counted(await readCampaignCounts({ notificationId }));
       show('SENDING', `${run.shards.done} of ${run.shards.total} shard(s) sent`);
@@ -223,6 +327,12 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
   ended = true;
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return run;
+}
+
+function describeGroup(group: CampaignRunGroup): string {
+  const offset = group.utcOffsetMinutes === null ? '' : `UTC${formatUtcOffset(group.utcOffsetMinutes)} `;
+  const at = group.sendAt === null ? 'now' : new Date(group.sendAt).toISOString();
+  return `- ${offset}at ${at}: ${group.devices} devices, ${group.state}`;
 }
 
 function describeEnd(state: CampaignEndState, run: CampaignRunState): string {

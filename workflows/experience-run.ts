@@ -53,6 +53,12 @@ const localSteps = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumInterval: '1 minute' },
 });
+// A push node's send: FCM's pace and its retries live inside the activity, which heartbeats after each wave.
+const { sendExperiencePush } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', maximumInterval: '2 minutes' },
+});
 // A provider's API may be down for a while: back off up to 10 minutes, then record the failure and go on.
 const { callExperienceProvider } = proxyActivities<Activities>({
   startToCloseTimeout: '60 seconds',
@@ -206,14 +212,18 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
   }
 
   let savedAt = '';
-  /** Persists where the run is before it waits (once per change), so the API shows it while the run sleeps. */
-  async function block(position: RunPosition): Promise<void> {
+  /**
+   * Persists where the run is before it waits (once per change), so the API shows it while the run sleeps, and hands
+   * a long history to a fresh run unless the node cannot be resumed from its position alone (a push held by quiet
+   * hours: a fresh run would not know which pushes were its own).
+   */
+  async function block(position: RunPosition, mayContinue = true): Promise<void> {
     const progress = `${currentNodeId}:${path.length}`;
     if (progress !== savedAt) {
       await saveExperienceRunProgress({ runId: run.runId, currentNodeId, path });
       savedAt = progress;
     }
-    await continueIfLong(position);
+    if (mayContinue) await continueIfLong(position);
   }
 
   async function waitForEvent(node: Extract<ExperienceNode, { type: 'waitForEvent' }>, until: number): Promise<BufferedEvent | undefined> {
@@ -284,6 +294,21 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
             outcome = `failed: ${failureReason(error)}`;
           }
           record(node, outcome);
+          nodeId = node.next;
+          break;
+        }
+        case 'push': {
+          // Quiet hours may hold some of it: the path says until when, and the run sends the rest then.
+          const step = path.length;
+          let pushed = await sendExperiencePush({ run, nodeId: node.id, notificationId: node.notificationId, step });
+          while (pushed.heldUntil !== null) {
+            record(node, pushed.summary);
+            const heldUntil = pushed.heldUntil;
+            await block({ nodeId: node.id, waitUntil: heldUntil }, false);
+            await sleep(Math.max(1, heldUntil - Date.now()));
+            pushed = await sendExperiencePush({ run, nodeId: node.id, notificationId: node.notificationId, step });
+          }
+          record(node, pushed.summary);
           nodeId = node.next;
           break;
         }

@@ -4,6 +4,7 @@ import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { registerDevices, newSegment } from '../support/devices.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
+import { createMessage } from '../support/campaigns.ts';
 import { newMessage } from '../support/jobs.ts';
 import { until } from '../support/wait.ts';
 
@@ -87,6 +88,54 @@ describe('A/B tests', () => {
     expect((await get(account, created.id)).results.arms.A.clicks).toBe(0);
     expectError(await action(account, 'cancel', created.id), 409, 'invalid_state');
     expectError(await update(account, { id: created.id, abTestName: 'late' }), 409, 'invalid_state');
+  });
+
+  it('decides by conversions when asked: the arm with the purchases wins, though the other has the clicks', { timeout: 180_000 }, async () => {
+    const account = await newAccount();
+    const ids = await registerDevices(
+      account,
+      Array.from({ length: 12 }, (_, index) => ({ token: `conv-${index}`, platform: 'ios', clientUserId: `buyer-${index}`, attributes: { group: 'conv' } })),
+    );
+    const personOf = new Map([...ids].map(([token, id]) => [id, token.replace('conv-', 'buyer-')]));
+    const segment = await newSegment(account, { all: [{ field: 'attributes.group', op: 'eq', value: 'conv' }] });
+    const conversion = { eventType: 'purchase', withinHours: 72 };
+    const [messageA, messageB] = [await createMessage(account, { type: 'PUSH', conversion }), await createMessage(account, { type: 'PUSH', conversion })];
+    expect(messageA.conversion).toEqual(conversion);
+    const created = await newTest(account, { filterId: segment.id, expiry: 1, winnerMetric: 'conversion' });
+    expect(created.winnerMetric).toBe('conversion');
+    ok(await update(account, { id: created.id, templateIdA: messageA.id, templateIdB: messageB.id, playTime: playTimeIn(4), testPercent: 50 }));
+    ok(await action(account, 'validate', created.id));
+    ok(await action(account, 'schedule', created.id));
+    await waitForTest(account, created.id, (test) => test.state === 'RUNNING' && test.results?.arms.A.sent === 3 && test.results?.arms.B.sent === 3);
+    const [sendsA, sendsB] = [await sendsOf(account, created.id, 'A'), await sendsOf(account, created.id, 'B')];
+
+    // Two clicks on A: A leads on click-through. Purchases by two of B's people (one of them twice: one conversion)
+    // and by someone outside the test: B leads on conversions.
+    for (const send of sendsA.slice(0, 2)) ok(await call('POST', '/push/click', { ...as(account), body: { sendId: send.sendId } }));
+    const connection = await newConnection(account);
+    const buyers = [personOf.get(sendsB[0].deviceId), personOf.get(sendsB[1].deviceId), personOf.get(sendsB[0].deviceId), 'not-in-the-test'];
+    for (const clientUserId of buyers) {
+      const purchase = directEvent({ eventType: 'purchase', clientUserId });
+      expect((await postSigned(connection, purchase)).status).toBe(202);
+      await waitForEvent(account, purchase.messageId, 'PROCESSED');
+    }
+    expect((await get(account, created.id)).results).toMatchObject({ arms: { A: { clicks: 2, conversions: 0 }, B: { clicks: 0, conversions: 2 } } });
+
+    const done = await waitForTest(account, created.id, (test) => test.state === 'COMPLETED');
+    expect(done).toMatchObject({
+      winner: 'B',
+      results: {
+        winner: 'B',
+        metric: 'conversion',
+        arms: { A: { clicks: 2, conversions: 0, conversionRate: 0 }, B: { clicks: 0, ctr: 0, conversions: 2 } },
+        remainder: { devices: 6, sent: 6 },
+      },
+    });
+    expect(done.results.arms.A.ctr).toBeCloseTo(2 / 3);
+    expect(done.results.arms.B.conversionRate).toBeCloseTo(2 / 3);
+    const converted = (await sendsOf(account, created.id, 'B')).filter((send: any) => send.convertedAt !== null);
+    expect(converted.map((send: any) => send.deviceId).sort()).toEqual([sendsB[0].deviceId, sendsB[1].deviceId].sort());
+    expect((await sendsOf(account, created.id, 'remainder')).every((send: any) => send.notificationId === messageB.id)).toBe(true);
   });
 
   it('returns a validated or scheduled test to NEW on any change, and reschedules it', { timeout: 60_000 }, async () => {

@@ -61,7 +61,7 @@ describe('apps', () => {
     const { accountId, apiKey, appId } = await newAccount();
     const created = await call('POST', `/accounts/${accountId}/apps`, { token: apiKey, body: { name: 'Second' } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ appId: expect.any(String), accountId, name: 'Second', defaultTimezone: 'UTC', createdAt: expect.any(String) });
+    expect(created.body).toEqual({ appId: expect.any(String), accountId, name: 'Second', defaultTimezone: 'UTC', frequencyCap: null, quietHours: null, createdAt: expect.any(String) });
 
     const listed = await call('GET', `/accounts/${accountId}/apps`, { token: apiKey });
     expect(listed.status).toBe(200);
@@ -87,6 +87,55 @@ describe('apps', () => {
     expect((await call('PATCH', path, { token: apiKey, body: { frequency: 1 } })).status).toBe(400);
     const created = await call('POST', `/accounts/${accountId}/apps`, { token: apiKey, body: { name: 'Tokyo', defaultTimezone: 'Asia/Tokyo' } });
     expect(created.body).toMatchObject({ name: 'Tokyo', defaultTimezone: 'Asia/Tokyo' });
+  });
+
+  it('sets, shows and removes an app’s frequency cap; refuses one out of its limits', async () => {
+    const { accountId, apiKey, appId } = await newAccount();
+    const path = `/accounts/${accountId}/apps/${appId}`;
+    expect((await call('GET', path, { token: apiKey })).body).toMatchObject({ frequencyCap: null });
+    const capped = await call('PATCH', path, { token: apiKey, body: { frequencyCap: { max: 3, hours: 24 } } });
+    expect(capped.status).toBe(200);
+    expect((await call('GET', path, { token: apiKey })).body).toMatchObject({ frequencyCap: { max: 3, hours: 24 } });
+    // Changing something else keeps the cap; null removes it.
+    expect((await call('PATCH', path, { token: apiKey, body: { name: 'Kept' } })).body).toMatchObject({ frequencyCap: { max: 3, hours: 24 } });
+    expect((await call('PATCH', path, { token: apiKey, body: { frequencyCap: null } })).body).toMatchObject({ frequencyCap: null });
+    for (const [frequencyCap, field] of [
+      [{ max: 0, hours: 24 }, 'max'],
+      [{ max: 1001, hours: 24 }, 'max'],
+      [{ max: 2, hours: 0 }, 'hours'],
+      [{ max: 2, hours: 721 }, 'hours'],
+      [{ max: 2.5, hours: 1 }, 'max'],
+      [{ max: 2 }, 'hours'],
+    ] as const) {
+      const refused = await call('PATCH', path, { token: apiKey, body: { frequencyCap } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details.map((detail: { path: string }) => detail.path)).toEqual([`body.frequencyCap.${field}`]);
+    }
+    const refusedExtra = await call('PATCH', path, { token: apiKey, body: { frequencyCap: { max: 1, hours: 1, perCampaign: true } } });
+    expect(refusedExtra.status).toBe(400);
+    const created = await call('POST', `/accounts/${accountId}/apps`, { token: apiKey, body: { name: 'Capped', frequencyCap: { max: 1, hours: 12 } } });
+    expect(created.body).toMatchObject({ frequencyCap: { max: 1, hours: 12 } });
+  });
+
+  it('sets, shows and removes an app’s quiet hours; refuses a malformed time or action', async () => {
+    const { accountId, apiKey, appId } = await newAccount();
+    const path = `/accounts/${accountId}/apps/${appId}`;
+    const overnight = { start: '21:00', end: '08:00', action: 'delay' };
+    expect((await call('PATCH', path, { token: apiKey, body: { quietHours: overnight } })).body).toMatchObject({ quietHours: overnight });
+    expect((await call('GET', path, { token: apiKey })).body).toMatchObject({ quietHours: overnight });
+    expect((await call('PATCH', path, { token: apiKey, body: { quietHours: null } })).body).toMatchObject({ quietHours: null });
+    for (const [quietHours, field] of [
+      [{ start: '24:00', end: '08:00', action: 'skip' }, 'start'],
+      [{ start: '9:00', end: '08:00', action: 'skip' }, 'start'],
+      [{ start: '21:00', end: '08:60', action: 'skip' }, 'end'],
+      [{ start: '21:00', end: '21:00', action: 'skip' }, 'end'],
+      [{ start: '21:00', end: '08:00', action: 'drop' }, 'action'],
+      [{ start: '21:00', end: '08:00' }, 'action'],
+    ] as const) {
+      const refused = await call('PATCH', path, { token: apiKey, body: { quietHours } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details.map((detail: { path: string }) => detail.path)).toEqual([`body.quietHours.${field}`]);
+    }
   });
 
   it('pages through apps with a cursor', async () => {

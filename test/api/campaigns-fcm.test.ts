@@ -17,10 +17,12 @@ import {
   waitForSend,
   type FcmSendPath,
 } from '../support/campaigns.ts';
+import { newSegment } from '../support/devices.ts';
 import { ok } from '../support/http-assertions.ts';
 import { freePort } from '../support/instances.ts';
 import { sumOf, waitForMetrics } from '../support/metrics.ts';
 import { temporalClient } from '../support/temporal.ts';
+import { until } from '../support/wait.ts';
 
 // Campaign and test sends through the real FCM provider, in a worker process of its own (PUSH_PROVIDER=fcm), to the
 // fake FCM (src/dev/fake-fcm.ts), which tells what each device got. The sends on the suite's worker (the log
@@ -208,6 +210,131 @@ describe('campaign sends to FCM: a throttled send', () => {
     expect(Math.abs(measuredPerMinute / ratePerMinute - 1)).toBeLessThanOrEqual(0.05);
     const windowMs = 5_000;
     expect(path.fake.maxInWindow(windowMs)).toBeLessThanOrEqual((ratePerMinute * windowMs) / 60_000 + waveSize);
+  });
+});
+
+describe('campaign sends to FCM: local time and quiet hours', () => {
+  let path: FcmSendPath;
+  beforeAll(async () => {
+    path = await startFcmSendPath({ fake: { keepBodies: true } });
+  });
+  afterAll(() => path?.stop());
+  /** The tokens of `tokens` that reached the fake. */
+  const reached = (tokens: string[]) => new Set(sendsTo(path, tokens).map((send) => send.token));
+  const setApp = (account: Awaited<ReturnType<typeof newAccount>> & { baseUrl?: string }, body: Record<string, unknown>) =>
+    call('PATCH', `/accounts/${account.accountId}/apps/${account.appId}`, { token: account.apiKey, baseUrl: account.baseUrl, body }).then(ok);
+  /** HH:MM of an instant in UTC. */
+  const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+
+  it('sends the group whose local time has come, counts the group past its expiry expired, and keeps the later one waiting', { timeout: 60_000 }, async () => {
+    const account = path.via(await newAccount());
+    // Devices without a timezone take the app's.
+    await setApp(account, { defaultTimezone: 'Pacific/Honolulu' });
+    const zones = ['UTC', 'Asia/Tokyo', undefined];
+    const { segment, tokens } = await newAudience(account, 12, 'local-time', (index) => (zones[index % 3] ? { timezone: zones[index % 3] } : {}));
+    const tokensIn = (zone: number) => tokens.filter((_, index) => index % 3 === zone);
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id, expiry: 60 });
+    // Now in UTC: 09:00 UTC, say. Tokyo's 09:00 was nine hours ago (past its hour of expiry); Honolulu's is ten hours on.
+    ok(await scheduleSend(account, message.id, { playTime: Date.now(), sendInLocalTime: true }));
+    const sending = await waitForSend(account, message.id, (send) => send.groups.some((group: any) => group.utcOffset === '+00:00' && group.state === 'sent'));
+    expect(sending).toMatchObject({ state: 'SENDING', sendInLocalTime: true, audience: 12, sent: 4, expired: 4 });
+    expect(sending.groups).toEqual([
+      { utcOffset: '+09:00', sendAt: expect.any(String), devices: 4, sent: 0, state: 'expired' },
+      { utcOffset: '+00:00', sendAt: expect.any(String), devices: 4, sent: 4, state: 'sent' },
+      { utcOffset: '-10:00', sendAt: expect.any(String), devices: 4, sent: 0, state: 'waiting' },
+    ]);
+    const [tokyo, utc, honolulu] = sending.groups.map((group: any) => Date.parse(group.sendAt));
+    expect(utc - tokyo).toBe(9 * 3_600_000);
+    expect(honolulu - utc).toBe(10 * 3_600_000);
+    expect(reached(tokens)).toEqual(new Set(tokensIn(0)));
+    expect(await temporal.client.workflow.getHandle<CampaignSendWorkflow>(campaignSendWorkflowId(message.id)).query<any>('state')).toMatchObject({
+      state: 'SENDING',
+      groups: [{ state: 'expired' }, { state: 'sent' }, { state: 'waiting' }],
+    });
+
+    // The waiting group is the send's to cancel.
+    const cancelled = ok(await cancelSend(account, message.id)).send;
+    expect(cancelled).toMatchObject({ state: 'CANCELLED', sent: 4, expired: 4, cancelled: 4 });
+    expect(cancelled.groups.map((group: any) => group.state)).toEqual(['expired', 'sent', 'cancelled']);
+    expect(reached(tokens)).toEqual(new Set(tokensIn(0)));
+  });
+
+  it('skips the devices in quiet hours (action skip), recording them quiet', { timeout: 60_000 }, async () => {
+    const account = path.via(await newAccount());
+    // Quiet now in UTC, for two hours; twelve hours ahead (Etc/GMT-12 is UTC+12) it is not.
+    const now = Date.now();
+    await setApp(account, { quietHours: { start: clock(now - 60_000), end: clock(now + 2 * 3_600_000), action: 'skip' } });
+    const { segment, tokens } = await newAudience(account, 6, 'quiet-skip', (index) => ({ timezone: index % 2 ? 'Etc/GMT-12' : 'UTC' }));
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() }));
+    expect(await waitForSend(account, message.id, (send) => send.state === 'SENT')).toMatchObject({ audience: 6, sent: 3, quiet: 3 });
+    expect(reached(tokens)).toEqual(new Set(tokens.filter((_, index) => index % 2)));
+    const quiet = await pushesOf(account, message.id, '&status=quiet');
+    expect(quiet).toHaveLength(3);
+    expect(quiet[0]!.error).toMatch(/^quiet hours \d\d:\d\d–\d\d:\d\d: not sent$/);
+  });
+
+  it('holds the devices in quiet hours (action delay) until they end, then sends them', { timeout: 120_000 }, async () => {
+    const account = path.via(await newAccount());
+    // Quiet hours that end at the next minute at least 20 s away, in UTC: the held pushes go then.
+    const now = Date.now();
+    const end = Math.ceil((now + 20_000) / 60_000) * 60_000;
+    await setApp(account, { quietHours: { start: clock(now - 60_000), end: clock(end), action: 'delay' } });
+    const { segment, tokens } = await newAudience(account, 6, 'quiet-delay', (index) => ({ timezone: index % 2 ? 'Etc/GMT-12' : 'UTC' }));
+    const held = tokens.filter((_, index) => index % 2 === 0);
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id, expiry: 60 });
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() }));
+
+    await until('the devices outside quiet hours to be sent', async () => reached(tokens).size, (size) => size === 3, { timeoutMs: 30_000, intervalMs: 100 });
+    const waiting = await pushesOf(account, message.id, '&status=pending');
+    expect(waiting).toHaveLength(3);
+    expect(waiting[0]!.error).toBe(`quiet hours ${clock(now - 60_000)}–${clock(end)}: delayed until ${new Date(end).toISOString()}`);
+    expect((await getMessage(account, message.id)).send).toMatchObject({ state: 'SENDING', sent: 3 });
+
+    expect(await waitForSend(account, message.id, (send) => send.state === 'SENT', 110_000)).toMatchObject({ audience: 6, sent: 6, quiet: 0 });
+    const heldArrivals = sendsTo(path, held).map((send) => send.receivedAt);
+    expect(heldArrivals).toHaveLength(3);
+    for (const arrival of heldArrivals) expect(arrival).toBeGreaterThanOrEqual(end);
+    expect(path.fake.duplicates()).toBe(0);
+  });
+});
+
+describe('campaign sends to FCM: a frequency cap', () => {
+  let path: FcmSendPath;
+  beforeAll(async () => {
+    // Small waves, so the two sends' waves interleave and reach the devices they share at the same moments.
+    path = await startFcmSendPath({ fake: { keepBodies: true, delayMs: 20 }, workerEnv: { FCM_CONCURRENCY: '5' } });
+  });
+  afterAll(() => path?.stop());
+
+  it('holds under two sends started at once to overlapping audiences: each device gets one push, the rest are capped', { timeout: 60_000 }, async () => {
+    const account = path.via(await newAccount());
+    ok(await call('PATCH', `/accounts/${account.accountId}/apps/${account.appId}`, { token: account.apiKey, baseUrl: account.baseUrl, body: { frequencyCap: { max: 1, hours: 24 } } }));
+    const everyone = await newAudience(account, 40, 'capped', (n) => ({ attributes: { group: 'capped', n } }));
+    const segmentOf = (from: number, to: number) =>
+      newSegment(account, { all: [{ field: 'attributes.group', op: 'eq', value: 'capped' }, { field: 'attributes.n', op: 'gte', value: from }, { field: 'attributes.n', op: 'lt', value: to }] });
+    // 0–29 and 10–39: devices 10–29 are in both.
+    const first = await createMessage(account, { type: 'PUSH', filterId: (await segmentOf(0, 30)).id });
+    const second = await createMessage(account, { type: 'PUSH', filterId: (await segmentOf(10, 40)).id });
+    const now = Date.now();
+    await Promise.all([first, second].map((message) => scheduleSend(account, message.id, { playTime: now }).then(ok)));
+    const [one, two] = await Promise.all([first, second].map((message) => waitForSend(account, message.id, (send) => send.state === 'SENT', 45_000)));
+
+    expect(path.fake.duplicates()).toBe(0);
+    expect(path.fake.acceptedTokens()).toEqual(new Set(everyone.tokens));
+    expect(one.sent + two.sent).toBe(40);
+    expect(one.capped + two.capped).toBe(20);
+    expect(one).toMatchObject({ audience: 30, sent: 30 - one.capped });
+    expect(two).toMatchObject({ audience: 30, sent: 30 - two.capped });
+    const capped = [...(await pushesOf(account, first.id, '&status=capped')), ...(await pushesOf(account, second.id, '&status=capped'))];
+    expect(capped).toHaveLength(20);
+    expect(capped[0]!.error).toBe('frequency cap: the device had 1 push(es) in the last 24 hour(s)');
+
+    // A third send within the window reaches nobody; without the cap it would reach everyone.
+    const third = await createMessage(account, { type: 'PUSH', filterId: everyone.segment.id });
+    ok(await scheduleSend(account, third.id, { playTime: Date.now() }));
+    expect(await waitForSend(account, third.id, (send) => send.state === 'SENT')).toMatchObject({ audience: 40, sent: 0, capped: 40 });
+    expect(path.fake.duplicates()).toBe(0);
   });
 });
 

@@ -3,6 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { cancelSend, createMessage, getMessage, newAudience, pushesOf, scheduleSend, waitForSend } from '../support/campaigns.ts';
 import { query } from '../support/db.ts';
+import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
 import { temporalClient } from '../support/temporal.ts';
@@ -126,15 +127,42 @@ describe('campaign sends', () => {
     const second = await newAudience(account, 5, 'second');
     const message = await createMessage(account, { type: 'PUSH', filterId: first.segment.id });
 
-    const throttled = ok(await scheduleSend(account, message.id, { playTime: Date.now() + 3_600_000, ratePerMinute: 6000 }));
-    expect(throttled.send).toMatchObject({ state: 'SCHEDULED', ratePerMinute: 6000 });
-    expect(await runOf(`send:${message.id}`).query<any>('state')).toMatchObject({ ratePerMinute: 6000 });
-    // Each call sets the whole schedule: a move that leaves the throttle out sends unthrottled.
+    // Local time and a far playTime: the send would start 14 hours before it, so it stays SCHEDULED.
+    const throttled = ok(await scheduleSend(account, message.id, { playTime: Date.now() + 86_400_000, ratePerMinute: 6000, sendInLocalTime: true }));
+    expect(throttled.send).toMatchObject({ state: 'SCHEDULED', ratePerMinute: 6000, sendInLocalTime: true, groups: [] });
+    expect(await runOf(`send:${message.id}`).query<any>('state')).toMatchObject({ ratePerMinute: 6000, sendInLocalTime: true });
+    // Each call sets the whole schedule: a move that leaves the throttle and local time out sends unthrottled, at once.
     const moved = ok(await scheduleSend(account, message.id, { playTime: Date.now() + 1000, filterId: second.segment.id }));
-    expect(moved.send).toMatchObject({ state: 'SCHEDULED', filterId: second.segment.id, ratePerMinute: null });
+    expect(moved.send).toMatchObject({ state: 'SCHEDULED', filterId: second.segment.id, ratePerMinute: null, sendInLocalTime: false });
     expect(await waitForSend(account, message.id, (send) => send.state === 'SENT')).toMatchObject({ audience: 5, sent: 5 });
     const pushed = new Set((await pushesOf(account, message.id)).map((push) => push.deviceId));
     expect(pushed).toEqual(new Set(second.ids.values()));
+  });
+
+  it('counts a conversion: the person’s purchase after their push, once, and not one from before it', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const { segment, ids, tokens } = await newAudience(account, 3, 'converting', (index) => ({ clientUserId: `shopper-${index}` }));
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id, conversion: { eventType: 'purchase', withinHours: 24 } });
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() }));
+    await waitForSend(account, message.id, (send) => send.state === 'SENT');
+    const connection = await newConnection(account);
+    const purchases = [
+      directEvent({ eventType: 'purchase', clientUserId: 'shopper-0' }),
+      directEvent({ eventType: 'purchase', clientUserId: 'shopper-0' }),
+      // Shopper 1 bought an hour before the push: not a conversion of it.
+      directEvent({ eventType: 'purchase', clientUserId: 'shopper-1', occurredAt: new Date(Date.now() - 3_600_000).toISOString() }),
+      // Shopper 2 did something else.
+      directEvent({ eventType: 'signup', clientUserId: 'shopper-2' }),
+    ];
+    for (const purchase of purchases) {
+      expect((await postSigned(connection, purchase)).status).toBe(202);
+      await waitForEvent(account, purchase.messageId, 'PROCESSED');
+    }
+    const send = (await getMessage(account, message.id)).send;
+    expect(send).toMatchObject({ sent: 3, conversions: 1 });
+    expect(send.conversionRate).toBeCloseTo(1 / 3);
+    const converted = (await pushesOf(account, message.id)).filter((push) => push.convertedAt !== null);
+    expect(converted.map((push) => push.deviceId)).toEqual([ids.get(tokens[0]!)]);
   });
 
   it('cancels a send before playTime: nothing is sent, and the send cannot be scheduled again', { timeout: 60_000 }, async () => {
@@ -178,6 +206,10 @@ describe('campaign sends', () => {
     for (const ratePerMinute of [99, 1_000_001, 150.5, '600']) {
       const refusedRate = expectError(await scheduleSend(account, noSegment.id, { filterId: segment.id, ratePerMinute }), 400, 'validation_failed');
       expect(refusedRate.details!.map((detail: { path: string }) => detail.path)).toEqual(['body.ratePerMinute']);
+    }
+    for (const sendInLocalTime of ['true', 1, null]) {
+      const refusedLocal = expectError(await scheduleSend(account, noSegment.id, { filterId: segment.id, sendInLocalTime }), 400, 'validation_failed');
+      expect(refusedLocal.details!.map((detail: { path: string }) => detail.path)).toEqual(['body.sendInLocalTime']);
     }
     expectError(await call('POST', `/notification/schedule?id=${noSegment.id}&appId=${other.appId}`, { ...as(account), body: {} }), 404, 'not_found');
     expectError(await cancelSend(other, noSegment.id), 404, 'not_found');

@@ -15,10 +15,30 @@ describe('POST /notification/create', () => {
       ...message,
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       status: 'DRAFT',
+      conversion: null,
       recording: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
+  });
+
+  it('stores a conversion goal, and refuses one out of its limits', async () => {
+    const { apiKey, appId } = await newAccount();
+    const create = (conversion: unknown) => call('POST', '/notification/create', { token: apiKey, body: { appId, title: 'Converting', conversion } });
+    const created = await create({ eventType: 'purchase', withinHours: 72 });
+    expect(created.status).toBe(201);
+    expect(created.body.conversion).toEqual({ eventType: 'purchase', withinHours: 72 });
+    for (const [conversion, field] of [
+      [{ eventType: '', withinHours: 1 }, 'eventType'],
+      [{ eventType: 'x'.repeat(201), withinHours: 1 }, 'eventType'],
+      [{ eventType: 'purchase', withinHours: 0 }, 'withinHours'],
+      [{ eventType: 'purchase', withinHours: 721 }, 'withinHours'],
+      [{ eventType: 'purchase' }, 'withinHours'],
+    ] as const) {
+      const refused = await create(conversion);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details.map((detail: { path: string }) => detail.path)).toEqual([`body.conversion.${field}`]);
+    }
   });
 
   it('fills documented defaults when optional fields are left out', async () => {

@@ -24,10 +24,16 @@ const as = (caller: Caller) => ({ token: caller.apiKey, baseUrl: caller.baseUrl 
 
 /**
  * `count` devices tagged `group = <group>` and the segment of them; answers the segment, the device ids by token and
- * the tokens (and each token's platform). They are registered in batches as large as POST /device/batch takes.
+ * the tokens (and each token's platform). They are registered in batches as large as POST /device/batch takes, each
+ * with the fields `more` gives it (a timezone, say).
  */
-export async function newAudience(account: Caller, count: number, group = 'campaign') {
-  const devices = Array.from({ length: count }, (_, index) => ({ token: `${group}-${index}-${account.appId.slice(0, 8)}`, platform: index % 2 ? 'ios' : 'android', attributes: { group } }));
+export async function newAudience(account: Caller, count: number, group = 'campaign', more: (index: number) => Record<string, unknown> = () => ({})) {
+  const devices = Array.from({ length: count }, (_, index) => ({
+    token: `${group}-${index}-${account.appId.slice(0, 8)}`,
+    platform: index % 2 ? 'ios' : 'android',
+    attributes: { group },
+    ...more(index),
+  }));
   const ids = new Map<string, string>();
   for (let start = 0; start < devices.length; start += maxBatchDevices) {
     for (const [token, id] of await registerDevices(account, devices.slice(start, start + maxBatchDevices))) ids.set(token, id);

@@ -9,8 +9,10 @@ import {
   cancelCampaignSend,
   messageReady,
   scheduleCampaignSend,
+  type CampaignSendGroup,
   type CampaignSendInput,
   type CampaignSendWorkflow,
+  type ScheduleCampaign,
 } from '../../workflows/campaign-send.contract.ts';
 import { pushTestWorkflowType, type PushTestWorkflow } from '../../workflows/push-test.contract.ts';
 import { campaignSendHandle, scheduleCampaignRun } from '../../src/temporal/starters/campaign-send.ts';
@@ -35,8 +37,14 @@ interface StubOptions {
   ready?: boolean;
   expiryMinutes?: number;
   shards?: number;
+  /** The snapshot's groups, given the time the snapshot is taken (absent: the whole audience at once). */
+  groups?: (now: number) => CampaignSendGroup[];
   /** The shard activity: resolves (sent) unless this throws. */
   shard?: (index: number) => Promise<void>;
+  /** When each shard says the next push held by quiet hours is due, given the time it ran (absent: none held). */
+  heldAfterShard?: (index: number, now: number) => number | null;
+  /** What each look at the held pushes answers next, in turn (absent: none left). */
+  heldLooks?: Array<(now: number) => number | null>;
 }
 
 /** Stub activities recording each call in order, with when the server scheduled it (on the time-skipping server, the skipped-to time). */
@@ -52,12 +60,19 @@ function stubActivities(options: StubOptions = {}) {
     },
     async beginCampaignSend(input: unknown) {
       record('begin', input);
-      return { outcome: 'started', audience: 30, shards, lanes: 2, startedAt: Date.now() };
+      const groups = options.groups?.(Context.current().info.scheduledTimestampMs);
+      return { outcome: 'started', audience: 30, shards, lanes: 2, startedAt: Date.now(), ...(groups ? { groups } : {}) };
     },
     async sendCampaignShard(input: { shard: number }) {
       record('shard', input);
       await options.shard?.(input.shard);
       counts.sent += 10;
+      return { nextHeld: options.heldAfterShard?.(input.shard, Context.current().info.scheduledTimestampMs) ?? null };
+    },
+    async sendHeldCampaignPushes(input: unknown) {
+      record('held', input);
+      const look = options.heldLooks?.shift();
+      return { nextHeld: look?.(Context.current().info.scheduledTimestampMs) ?? null };
     },
     async readCampaignCounts(input: unknown) {
       record('counts', input);
@@ -84,7 +99,7 @@ async function untilCancelled(): Promise<never> {
   }
 }
 
-type Schedule = (playTime: number, filterId?: string) => Promise<unknown>;
+type Schedule = (playTime: number, filterId?: string, more?: Partial<ScheduleCampaign>) => Promise<unknown>;
 
 async function withRun<T>(
   on: TestWorkflowEnvironment,
@@ -105,7 +120,7 @@ async function withRun<T>(
   return worker.runUntil(() =>
     during(
       campaignSendHandle(on, notificationId),
-      (playTime, filterId = 'segment-1') => scheduleCampaignRun({ client: on.client, taskQueue }, args, { playTime, filterId }),
+      (playTime, filterId = 'segment-1', more = {}) => scheduleCampaignRun({ client: on.client, taskQueue }, args, { playTime, filterId, ...more }),
       taskQueue,
     ),
   );
@@ -144,6 +159,67 @@ describe('campaignSend workflow (time-skipping, stub activities)', () => {
       return state;
     });
     expect(result).toMatchObject({ state: 'SENT', ratePerMinute: 600, shards: { done: 2, total: 2 } });
+  });
+
+  it('in local time, starts 14 hours before playTime and sends each group at its own time; an expired group never', async () => {
+    const hour = 60 * minute;
+    const stub = stubActivities({
+      shards: 4,
+      groups: (at) => [
+        { sendAt: at - 3 * hour, utcOffsetMinutes: 840, devices: 5, expired: true, shards: [0] },
+        { sendAt: at + hour, utcOffsetMinutes: 600, devices: 10, expired: false, shards: [1] },
+        { sendAt: at + 3 * hour, utcOffsetMinutes: 480, devices: 15, expired: false, shards: [2, 3] },
+      ],
+    });
+    const { result, now } = await withRun(env, stub, async (handle, schedule) => {
+      const now = await env.currentTimeMs();
+      await schedule(now + 20 * hour, 'segment-1', { sendInLocalTime: true });
+      const result = await handle.result();
+      await recordHistoryIfAsked(handle, 'campaign-send-local-time');
+      return { result, now };
+    });
+    const begin = stub.calls.find((call) => call.name === 'begin')!;
+    expect(begin.at - now).toBeGreaterThanOrEqual(6 * hour);
+    expect(begin.at - now).toBeLessThan(7 * hour);
+    const shards = stub.calls.filter((call) => call.name === 'shard');
+    expect(shards.map((call) => call.input.shard)).toEqual([1, 2, 3]);
+    expect(shards[0]!.at - begin.at).toBeGreaterThanOrEqual(hour);
+    expect(shards[1]!.at - begin.at).toBeGreaterThanOrEqual(3 * hour);
+    // Between groups the run waits on its timer alone: no count every 15 seconds for three hours.
+    expect(stub.calls.filter((call) => call.name === 'counts').length).toBeLessThan(5);
+    expect(result).toMatchObject({
+      state: 'SENT',
+      sendInLocalTime: true,
+      shards: { done: 3, total: 4 },
+      groups: [
+        { utcOffsetMinutes: 840, devices: 5, state: 'expired' },
+        { utcOffsetMinutes: 600, devices: 10, state: 'sent' },
+        { utcOffsetMinutes: 480, devices: 15, state: 'sent' },
+      ],
+    });
+  });
+
+  it('sends the pushes quiet hours held when they are due, looking once more after the last shard', async () => {
+    const hour = 60 * minute;
+    let heldDue = 0;
+    const stub = stubActivities({
+      shards: 2,
+      // The first shard holds pushes for two hours (each shard answers the send's earliest held push); the look when
+      // they are due sends them and finds none left, and the last look after every shard finds none either.
+      heldAfterShard: (_index, now) => (heldDue ||= now + 2 * hour),
+      heldLooks: [() => null, () => null],
+    });
+    const result = await withRun(env, stub, async (handle, schedule) => {
+      await schedule(await env.currentTimeMs());
+      const result = await handle.result();
+      await recordHistoryIfAsked(handle, 'campaign-send-quiet-hours');
+      return result;
+    });
+    const looks = stub.calls.filter((call) => call.name === 'held');
+    expect(looks).toHaveLength(2);
+    expect(looks[0]!.at).toBeGreaterThanOrEqual(heldDue);
+    expect(stub.names().at(-1)).toBe('finish');
+    expect(result).toMatchObject({ state: 'SENT', shards: { done: 2, total: 2 } });
   });
 
   it('waits for the recording, past playTime, and sends as soon as the message is READY', async () => {

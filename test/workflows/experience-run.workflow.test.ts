@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -24,8 +25,11 @@ afterAll(async () => {
   await devEnv?.teardown();
 });
 
-/** Stub activities: conditions answer as `conditionHolds` says; every action is recorded in order. */
-function stubActivities(conditionHolds: (eventId: string) => boolean = () => true) {
+/**
+ * Stub activities: conditions answer as `conditionHolds` says; a push node's sends answer as `pushes` says, in turn
+ * (given the time the call was scheduled); every action is recorded in order.
+ */
+function stubActivities(conditionHolds: (eventId: string) => boolean = () => true, pushes: Array<(now: number) => { summary: string; heldUntil: number | null }> = []) {
   const calls: Array<{ name: string; input: any }> = [];
   const log = (name: string) => async (input: any) => {
     calls.push({ name, input });
@@ -51,6 +55,11 @@ function stubActivities(conditionHolds: (eventId: string) => boolean = () => tru
     async callExperienceProvider(input: any) {
       calls.push({ name: 'provider', input });
       return { sent: true, status: 200 };
+    },
+    async sendExperiencePush(input: any) {
+      const now = Context.current().info.scheduledTimestampMs;
+      calls.push({ name: 'push', input: { ...input, at: now } });
+      return pushes.shift()?.(now) ?? { summary: 'sent to 1 device', heldUntil: null };
     },
     async endExperienceRun(input: EndRunInput) {
       calls.push({ name: 'end', input });
@@ -117,6 +126,35 @@ const reach = (handle: WorkflowHandle, nodeId: string): Promise<ExperienceRunSta
 const event = (eventType: string, eventId = `iev_${randomUUID()}`) => ({ eventId, eventType, occurredAt: new Date().toISOString() });
 
 describe('experienceRun workflow (time-skipping, stub activities)', () => {
+  it('sends a push node, waits out the quiet hours that held it, sends the rest, and records both outcomes', async () => {
+    const hours = 3_600_000;
+    let heldUntil = 0;
+    const stub = stubActivities(undefined, [
+      (now) => {
+        heldUntil = now + 9 * hours;
+        return { summary: `delayed until ${new Date(heldUntil).toISOString()}`, heldUntil };
+      },
+      () => ({ summary: 'sent to 2 devices', heldUntil: null }),
+    ]);
+    const flow = definition({ nodes: [{ id: 'nudge', type: 'push', notificationId: randomUUID(), next: 'done' }, { id: 'done', type: 'exit' }] });
+    const result = await withRun(flow, stub, async (handle) => {
+      const state = await handle.result();
+      await recordHistoryIfAsked(handle, 'experience-run-push');
+      return state;
+    });
+    const [first, second] = stub.named('push');
+    // Both calls are the same node at the same step: the second sends what the first wrote and held.
+    expect(first).toMatchObject({ nodeId: 'nudge', step: 0 });
+    expect(second).toMatchObject({ nodeId: 'nudge', step: 0 });
+    expect(second.at).toBeGreaterThanOrEqual(heldUntil);
+    expect(result.path.map((step) => `${step.nodeId}:${step.outcome}`)).toEqual([
+      `nudge:delayed until ${new Date(heldUntil).toISOString()}`,
+      'nudge:sent to 2 devices',
+      'done:exit',
+    ]);
+    expect(stub.named('save').at(-1)).toMatchObject({ currentNodeId: 'nudge' });
+  });
+
   it('walks webhook → a day’s wait → condition (else) → exit, and records the path', async () => {
     const stub = stubActivities(() => false);
     const flow = definition({

@@ -9,6 +9,7 @@ import {
   playTimeFromEpochMs,
 } from '../../domain/abtests/play-time.ts';
 import type { AbTestResults } from '../../domain/abtests/ab-test-results.ts';
+import { winnerMetrics } from '../../domain/abtests/results-types.ts';
 import { abTestStates, type AbTest } from '../../persistence/entities/ab-test.ts';
 import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
@@ -43,6 +44,11 @@ const createExpiry = storableInt
   .meta({ description: 'Minutes the test runs: at least 1 here; validate checks 1 to 43,200 (default 1440).' });
 const testPercent = storableInt.meta({ description: 'Percent of the segment in the test, split evenly between A and B; 2 to 100 (checked by validate; default 20).' });
 
+const winnerMetric = z.enum(winnerMetrics).meta({
+  description:
+    'What picks the winner: `ctr` (unique clicks / sends, the default) or `conversion` (conversions / sends, by the messages’ `conversion` goals). The statistics and the decision use it.',
+});
+
 export const createAbTestBody = z
   .strictObject({
     appId: z.uuid(),
@@ -50,6 +56,7 @@ export const createAbTestBody = z
     description: z.string().max(2000).nullable().optional(),
     filterId: segmentId.nullable().optional(),
     expiry: createExpiry.optional(),
+    winnerMetric: winnerMetric.optional(),
   })
   .meta({ id: 'CreateAbTest' });
 
@@ -67,6 +74,7 @@ export const updateAbTestBody = z
     playTime: playTime.nullable().optional(),
     expiry: expiry.optional(),
     testPercent: testPercent.optional(),
+    winnerMetric: winnerMetric.optional(),
   })
   .meta({ id: 'UpdateAbTest' });
 
@@ -74,12 +82,21 @@ export const abTestQuery = z.object({ id: z.uuid(), appId: z.uuid() });
 export const abTestIdQuery = z.object({ id: z.uuid() });
 export const abTestListQuery = z.object({ appId: z.uuid(), state: z.enum(abTestStates).optional(), ...paginationQuery });
 
-const armSchema = z.object({ devices: z.number().int(), sent: z.number().int(), failed: z.number().int(), clicks: z.number().int(), ctr: z.number().nullable() });
+const armSchema = z.object({
+  devices: z.number().int(),
+  sent: z.number().int(),
+  failed: z.number().int(),
+  clicks: z.number().int(),
+  ctr: z.number().nullable(),
+  conversions: z.number().int(),
+  conversionRate: z.number().nullable(),
+});
 export const resultsSchema = z
   .object({
     arms: z.object({ A: armSchema, B: armSchema }),
     remainder: z.object({ devices: z.number().int(), sent: z.number().int() }),
     winner: z.enum(['A', 'B']).nullable(),
+    metric: z.enum(winnerMetrics).meta({ description: 'The metric the decision and its statistics use.' }),
     decidedAt: timestamp.nullable(),
     significance: z.unknown(),
     srm: z.unknown(),
@@ -101,6 +118,7 @@ export const abTestSchema = z
     playTime: z.string().nullable().meta({ description: playTimeFormatDescription }),
     expiry: z.number().int(),
     testPercent: z.number().int(),
+    winnerMetric: z.enum(winnerMetrics),
     audience: z.object({ devices: z.number().int() }).nullable(),
     winner: z.enum(['A', 'B']).nullable(),
     failureReason: z.string().nullable(),
@@ -126,6 +144,7 @@ export const toAbTestResponse = (test: AbTest): z.infer<typeof abTestSchema> => 
   playTime: test.playTime ? formatPlayTime(test.playTime, test.playTimeOffsetMinutes) : null,
   expiry: test.expiry,
   testPercent: test.testPercent,
+  winnerMetric: test.winnerMetric,
   audience: test.audienceSize === null || test.audienceSize === undefined ? null : { devices: test.audienceSize },
   winner: (test.winner as 'A' | 'B' | null | undefined) ?? null,
   failureReason: test.failureReason ?? null,

@@ -5,21 +5,51 @@ import { listApps } from '../../domain/apps/list-apps.ts';
 import { updateApp } from '../../domain/apps/update-app.ts';
 import { defineRoute } from '../../http/route.ts';
 import type { App } from '../../persistence/entities/app.ts';
+import { maxCapHours, maxCapPushes } from '../../domain/sends/frequency-cap.ts';
 import { accountIdParam, pageOf, paginationQuery, timestamp, timeZoneSchema, trimmedText, toPageResponse } from '../shared-schemas.ts';
 
 const defaultTimezone = timeZoneSchema.meta({ description: 'The IANA time zone of the app’s devices that name none (UTC unless set).' });
 
-const createAppBody = z.strictObject({ name: trimmedText(200), defaultTimezone: defaultTimezone.optional() }).meta({ id: 'CreateApp' });
+const frequencyCap = z
+  .strictObject({
+    max: z.number().int().min(1).max(maxCapPushes).meta({ description: `Pushes a device may get in the window (1 to ${maxCapPushes}).` }),
+    hours: z.number().int().min(1).max(maxCapHours).meta({ description: `The window, in hours (1 to ${maxCapHours}).` }),
+  })
+  .nullable()
+  .meta({
+    id: 'FrequencyCap',
+    description:
+      'At most `max` non-test pushes per device in any `hours`, across the app’s campaign sends and A/B remainders; a device over it is recorded `capped` and never sent later. A/B arms count toward it but ignore it. Null: no cap (the default).',
+  });
+
+const clockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day as HH:MM, 00:00 to 23:59');
+
+const quietHours = z
+  .strictObject({
+    start: clockTime.meta({ description: 'When quiet hours begin, in each device’s local time (HH:MM).' }),
+    end: clockTime.meta({ description: 'When they end (HH:MM); before `start` means the next day.' }),
+    action: z.enum(['delay', 'skip']).meta({ description: '`delay`: hold the push until they end, if the message has not expired by then; `skip`: record it `quiet`.' }),
+  })
+  .refine((quiet) => quiet.start !== quiet.end, { message: 'start and end must differ', path: ['end'] })
+  .nullable()
+  .meta({
+    id: 'QuietHours',
+    description: 'No push of a campaign send (or a flow) reaches a device in these local hours (its `timezone`, else the app’s `defaultTimezone`). Null: none (the default).',
+  });
+
+const appSettings = { defaultTimezone: defaultTimezone.optional(), frequencyCap: frequencyCap.optional(), quietHours: quietHours.optional() };
+
+const createAppBody = z.strictObject({ name: trimmedText(200), ...appSettings }).meta({ id: 'CreateApp' });
 
 const updateAppBody = z
-  .strictObject({ name: trimmedText(200).optional(), defaultTimezone: defaultTimezone.optional() })
-  .refine((changes) => Object.keys(changes).length > 0, 'send at least one of name, defaultTimezone')
+  .strictObject({ name: trimmedText(200).optional(), ...appSettings })
+  .refine((changes) => Object.keys(changes).length > 0, 'send at least one of name, defaultTimezone, frequencyCap, quietHours')
   .meta({ id: 'UpdateApp', minProperties: 1 });
 
 const appParams = z.object({ accountId: z.uuid(), appId: z.uuid() });
 
 const appSchema = z
-  .object({ appId: z.uuid(), accountId: z.uuid(), name: z.string(), defaultTimezone: z.string(), createdAt: timestamp })
+  .object({ appId: z.uuid(), accountId: z.uuid(), name: z.string(), defaultTimezone: z.string(), frequencyCap, quietHours, createdAt: timestamp })
   .meta({ id: 'App' });
 
 const toAppResponse = (app: App): z.infer<typeof appSchema> => ({
@@ -27,6 +57,8 @@ const toAppResponse = (app: App): z.infer<typeof appSchema> => ({
   accountId: app.accountId,
   name: app.name,
   defaultTimezone: app.defaultTimezone,
+  frequencyCap: app.frequencyCap ?? null,
+  quietHours: app.quietHours ?? null,
   createdAt: app.createdAt.toISOString(),
 });
 

@@ -2,7 +2,22 @@ import { z } from 'zod';
 import { notificationStatuses, type Notification } from '../../persistence/entities/notification.ts';
 import type { CampaignView } from '../../domain/campaigns/campaign-view.ts';
 import { maxRatePerMinute, minRatePerMinute } from '../../domain/campaigns/campaign-throttle.ts';
+import { formatUtcOffset } from '../../sandbox-safe/utc-offset.ts';
+import { eventTypeMaxLength } from '../../domain/ingest/normalise/envelope.ts';
+import { maxConversionHours } from '../../domain/sends/push-responses.ts';
 import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
+
+const conversionGoal = z
+  .strictObject({
+    eventType: z.string().trim().min(1).max(eventTypeMaxLength).meta({ description: 'The ingested event type that counts as a conversion (e.g. `purchase`).' }),
+    withinHours: z.number().int().min(1).max(maxConversionHours).meta({ description: `Hours after a push within which its person's event counts (1 to ${maxConversionHours}).` }),
+  })
+  .nullable()
+  .meta({
+    id: 'ConversionGoal',
+    description:
+      'An ingested event of `eventType` from a person who got a push of this message within `withinHours` marks their latest such push converted (once per push). Counted in a send’s and an A/B arm’s `conversions`; an A/B test may pick its winner by it. Null or left out: none.',
+  });
 
 /**
  * The spec's push message fields, as its from-stock body lists them. Required fields, enums and limits are decisions
@@ -18,6 +33,7 @@ const fromStockFields = {
   fbSubtitle: z.string().max(200).optional(),
   fbText: z.string().max(4000).optional(),
   expiry: z.number().int().min(1).max(43200).default(1440).meta({ description: 'Minutes the message stays deliverable (1 to 43200).' }),
+  conversion: conversionGoal.optional(),
   playTime: z.number().int().min(0).max(8_640_000_000_000_000).optional().meta({ description: 'Epoch milliseconds.' }),
   about: z.array(z.unknown()).max(100).default([]),
   type: z.enum(['RICHPUSH', 'PUSH']).default('RICHPUSH'),
@@ -63,6 +79,7 @@ export const notificationSchema = z
     type: z.string(),
     channel: z.string(),
     status: z.enum(notificationStatuses),
+    conversion: conversionGoal,
     recording: z
       .object({ url: z.string(), fileId: z.uuid().nullable(), stockId: z.uuid().nullable() })
       .nullable()
@@ -91,6 +108,10 @@ export const scheduleNotificationBody = z
       .meta({
         description: `Throttle: at most this many pushes a minute (${minRatePerMinute} to ${maxRatePerMinute}), spread evenly; the deployment's FCM_MAX_PER_MINUTE still holds when it is lower. Default (or null): unthrottled. Each call sets the whole schedule, so a move that leaves it out drops the throttle.`,
       }),
+    sendInLocalTime: z.boolean().optional().meta({
+      description:
+        'Send at playTime’s wall-clock time in UTC in each device’s own time zone (its `timezone`, else the app’s `defaultTimezone`): 09:00 reaches a device in Europe/Berlin at 09:00 Berlin time. Devices are grouped by UTC offset; a group whose time has passed when the send starts goes at once unless that time plus the message’s expiry has passed too (then it counts as `expired`). Default false. Each call sets the whole schedule.',
+    }),
   })
   .meta({ id: 'ScheduleNotification' });
 
@@ -119,8 +140,29 @@ export const campaignSchema = z
     unregistered: z.number().int().meta({ description: 'Tokens the provider no longer knew; their devices are unsubscribed.' }),
     skipped: z.number().int().meta({ description: 'Devices that unsubscribed or were deleted between the snapshot and their turn.' }),
     cancelled: z.number().int().meta({ description: 'Pushes still waiting when the send was cancelled (or failed).' }),
+    expired: z.number().int().meta({
+      description: 'Devices of a local-time group whose time plus the message’s expiry had passed when the send started, and devices whose quiet hours (`delay`) ended after the message expired.',
+    }),
+    capped: z.number().int().meta({ description: 'Devices not sent to: they had had their app’s frequency cap of pushes (never sent later).' }),
+    quiet: z.number().int().meta({ description: 'Devices not sent to: they were in their app’s quiet hours, whose action is `skip`.' }),
     clicked: z.number().int(),
     ctr: z.number().nullable().meta({ description: 'clicked / sent.' }),
+    conversions: z.number().int().meta({ description: 'Sent pushes a conversion was attributed to (the message’s `conversion` goal).' }),
+    conversionRate: z.number().nullable().meta({ description: 'conversions / sent.' }),
+    sendInLocalTime: z.boolean(),
+    groups: z
+      .array(
+        z
+          .object({
+            utcOffset: z.string().meta({ description: 'The group’s UTC offset on the day, e.g. `+01:00`.' }),
+            sendAt: timestamp.meta({ description: 'When its devices’ clocks show playTime’s wall-clock time.' }),
+            devices: z.number().int(),
+            sent: z.number().int(),
+            state: z.enum(['waiting', 'sending', 'sent', 'expired', 'cancelled']),
+          })
+          .meta({ id: 'NotificationSendGroup' }),
+      )
+      .meta({ description: 'A send in local time, once sending has started: one group per UTC offset, earliest first. Empty otherwise.' }),
     startedAt: timestamp.nullable(),
     finishedAt: timestamp.nullable(),
     reason: z.string().nullable(),
@@ -137,8 +179,9 @@ export const notificationPage = pageOf(notificationSchema).meta({ id: 'Notificat
 
 export const notificationWithSendSchema = notificationSchema.extend({ send: campaignSchema }).meta({ id: 'NotificationWithSend' });
 
-export const toCampaignResponse = (view: CampaignView): z.infer<typeof campaignSchema> => ({
+export const toCampaignResponse = ({ groups, ...view }: CampaignView): z.infer<typeof campaignSchema> => ({
   ...view,
+  groups: groups.map(({ utcOffsetMinutes, sendAt, ...group }) => ({ ...group, utcOffset: formatUtcOffset(utcOffsetMinutes), sendAt: sendAt.toISOString() })),
   startedAt: view.startedAt?.toISOString() ?? null,
   finishedAt: view.finishedAt?.toISOString() ?? null,
 });
@@ -163,6 +206,7 @@ export function toNotificationResponse(n: Notification): z.infer<typeof notifica
     type: n.type,
     channel: n.channel,
     status: n.status,
+    conversion: n.conversion ?? null,
     recording: n.recordingUrl ? { url: n.recordingUrl, fileId: n.recordingFileId ?? null, stockId: n.recordingStockId ?? null } : null,
     createdAt: n.createdAt.toISOString(),
     updatedAt: n.updatedAt.toISOString(),

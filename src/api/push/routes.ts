@@ -9,7 +9,7 @@ import { pageOf, paginationQuery, timestamp, toPageResponse } from '../shared-sc
 const sendSchema = z
   .object({
     sendId: z.uuid(),
-    source: z.enum(pushSendSources).meta({ description: 'What sent it: an A/B test, the message’s campaign send, or a test send.' }),
+    source: z.enum(pushSendSources).meta({ description: 'What sent it: an A/B test, the message’s campaign send, a test send, or a flow’s push node.' }),
     abTestId: z.uuid().nullable(),
     deviceId: z.uuid(),
     arm: z.enum(abTestArms).nullable(),
@@ -18,6 +18,7 @@ const sendSchema = z
     error: z.string().nullable(),
     sentAt: timestamp.nullable(),
     clickedAt: timestamp.nullable(),
+    convertedAt: timestamp.nullable().meta({ description: 'When a conversion was attributed to this push (its message’s `conversion` goal).' }),
   })
   .meta({ id: 'PushSend' });
 
@@ -32,6 +33,7 @@ const toSendResponse = (send: PushSend): z.infer<typeof sendSchema> => ({
   error: send.error ?? null,
   sentAt: send.sentAt?.toISOString() ?? null,
   clickedAt: send.clickedAt?.toISOString() ?? null,
+  convertedAt: send.convertedAt?.toISOString() ?? null,
 });
 
 export const pushRoutes = [

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AbTest } from '../../persistence/entities/ab-test.ts';
+import type { WinnerMetric } from './results-types.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { withUpdateErrors } from '../../temporal/update-errors.ts';
 import { cancelAbTest, withdrawAbTest } from '../../../workflows/ab-test.contract.ts';
@@ -24,6 +25,7 @@ export interface AbTestChanges {
   playTime?: PlayTime | null | undefined;
   expiry?: number | undefined;
   testPercent?: number | undefined;
+  winnerMetric?: WinnerMetric | undefined;
   appId?: string | undefined;
   companyId?: string | undefined;
 }
@@ -58,6 +60,7 @@ export async function updateAbTest(deps: AbTestDeps, accountId: string, testId: 
     if (changes.templateIdB !== undefined) test.templateIdB = changes.templateIdB;
     if (changes.expiry !== undefined) test.expiry = changes.expiry;
     if (changes.testPercent !== undefined) test.testPercent = changes.testPercent;
+    if (changes.winnerMetric !== undefined) test.winnerMetric = changes.winnerMetric;
     if (changes.playTime !== undefined) {
       test.playTime = changes.playTime?.at ?? null;
       test.playTimeOffsetMinutes = changes.playTime?.offsetMinutes ?? 0;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AbTest } from '../../persistence/entities/ab-test.ts';
+import type { WinnerMetric } from './results-types.ts';
 import { findOwnedApp } from '../apps/find-owned-app.ts';
 
 export const defaultExpiryMinutes = 1440;
@@ -10,7 +11,14 @@ export const defaultTestPercent = 20;
 export async function createAbTest(
   em: EntityManager,
   accountId: string,
-  input: { appId: string; abTestName: string; description?: string | null | undefined; filterId?: string | null | undefined; expiry?: number | undefined },
+  input: {
+    appId: string;
+    abTestName: string;
+    description?: string | null | undefined;
+    filterId?: string | null | undefined;
+    expiry?: number | undefined;
+    winnerMetric?: WinnerMetric | undefined;
+  },
 ): Promise<AbTest> {
   await findOwnedApp(em, accountId, input.appId);
   const test = em.create(AbTest, {
@@ -27,6 +35,7 @@ export async function createAbTest(
     playTimeOffsetMinutes: 0,
     expiry: input.expiry ?? defaultExpiryMinutes,
     testPercent: defaultTestPercent,
+    winnerMetric: input.winnerMetric ?? 'ctr',
     audienceSize: null,
     results: null,
     winner: null,

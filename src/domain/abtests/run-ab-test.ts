@@ -62,16 +62,20 @@ export async function beginAbTest(deps: PublishDeps, testId: string): Promise<Be
 
 /** The provisional results, counted now (for the run's `state` query). */
 export async function readAbTestResults(em: EntityManager, testId: string): Promise<AbTestResults> {
-  return computeResults(await countArms(em, testId), null);
+  const { winnerMetric } = await em.findOneOrFail(AbTest, { id: testId }, { fields: ['winnerMetric'] });
+  return computeResults(await countArms(em, testId), null, winnerMetric);
 }
 
-/** Decides once: counts, computes the statistics and stores them with the winner; later clicks change nothing. */
+/**
+ * Decides once, by the test's metric: counts, computes the statistics and stores them with the winner; later clicks
+ * and conversions change nothing.
+ */
 export async function decideAbTest(em: EntityManager, testId: string): Promise<{ winner: 'A' | 'B' | null; results: AbTestResults }> {
   return em.transactional(async (tx) => {
     const test = await tx.findOneOrFail(AbTest, { id: testId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (test.results) return { winner: test.results.winner, results: test.results };
     const decidedAt = new Date();
-    const results = computeResults(await countArms(tx, testId), decidedAt);
+    const results = computeResults(await countArms(tx, testId), decidedAt, test.winnerMetric);
     Object.assign(test, { results, winner: results.winner, decidedAt });
     return { winner: results.winner, results };
   });

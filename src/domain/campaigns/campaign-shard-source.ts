@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { derivedUuid } from '../../security/ids.ts';
-import { answersOf, inFlightWhenStopped, unsubscribeUnregistered, type Answer, type ClaimedPush, type WaveSource } from '../sends/deliver-pushes.ts';
+import { inFlightWhenStopped, unsubscribeUnregistered, type Answer, type ClaimedPush, type WaveSource } from '../sends/deliver-pushes.ts';
 import { pendingRows } from '../sends/pending-rows.ts';
 
 interface ShardRow {
@@ -18,6 +18,7 @@ interface WaveRow {
   token: string | null;
   platform: ClaimedPush['platform'];
   reachable: boolean;
+  timezone: string | null;
 }
 
 /**
@@ -28,6 +29,8 @@ interface WaveRow {
 export function shardSendIds(notificationId: string, shard: number) {
   const prefix = derivedUuid(notificationId, 'shard', String(shard)).slice(0, 28);
   return {
+    /** The first 28 characters of every id of the shard (`left(id::text, 28)` in SQL). */
+    prefix,
     of: (position: number) => `${prefix}${position.toString(16).padStart(8, '0')}`,
     /** The id of the device at the 0-based position `positionSql`, as SQL, and its one parameter (the prefix). */
     sql: (positionSql: string) => ({ sql: `(?::text || lpad(to_hex(${positionSql}), 8, '0'))::uuid`, param: prefix }),
@@ -62,15 +65,21 @@ export async function campaignShardSources(em: EntityManager, input: { notificat
    * large-object space, which only a full collection frees). `keepPresent` leaves a row that is there already.
    */
   const writeRows = async (from: number, answers: Answer[], keepPresent: boolean) => {
-    const compact = answers.map((answer) => (answer.error === null && answer.providerMessageId === null ? [answer.status] : [answer.status, answer.error, answer.providerMessageId]));
+    const compact = answers.map((answer) =>
+      answer.notBefore !== undefined
+        ? [answer.status, answer.error, answer.providerMessageId, new Date(answer.notBefore).toISOString()]
+        : answer.error === null && answer.providerMessageId === null
+          ? [answer.status]
+          : [answer.status, answer.error, answer.providerMessageId],
+    );
     const id = ids.sql('? + w.n - 1');
     await connection.execute(
       `with answers as (
-         select a.n, a.v ->> 0 as status, a.v ->> 1 as error, a.v ->> 2 as provider_message_id
+         select a.n, a.v ->> 0 as status, a.v ->> 1 as error, a.v ->> 2 as provider_message_id, (a.v ->> 3)::timestamptz as not_before
            from jsonb_array_elements(?::jsonb) with ordinality as a(v, n)),
        written as (
-         insert into push_sends (id, account_id, source, device_id, notification_id, status, error, provider_message_id, sent_at, created_at)
-         select ${id.sql}, ?, 'campaign', w.device_id, cs.notification_id, a.status, a.error, a.provider_message_id,
+         insert into push_sends (id, account_id, source, device_id, notification_id, status, error, provider_message_id, not_before, sent_at, created_at)
+         select ${id.sql}, ?, 'campaign', w.device_id, cs.notification_id, a.status, a.error, a.provider_message_id, a.not_before,
                 case when a.status = 'sent' then now() end, now()
            from campaign_shards cs
            cross join lateral unnest(cs.device_ids[? + 1 : ?]) with ordinality as w(device_id, n)
@@ -80,7 +89,7 @@ export async function campaignShardSources(em: EntityManager, input: { notificat
        update campaign_shards set done = greatest(done, ?), retries = retries + ? where notification_id = ? and position = ?`,
       [
         JSON.stringify(compact), id.param, from, shard.account_id, from, from + answers.length, notificationId, position,
-        from + answers.length, answers.filter((answer) => answer.status === 'pending').length, notificationId, position,
+        from + answers.length, answers.filter((answer) => answer.status === 'pending' && answer.notBefore === undefined).length, notificationId, position,
       ],
     );
   };
@@ -101,7 +110,7 @@ export async function campaignShardSources(em: EntityManager, input: { notificat
             where cs.notification_id = ? and cs.position = ? and cs.claimed < cs.size
               and exists (select 1 from campaigns c where c.notification_id = cs.notification_id and c.state = 'SENDING')
            returning current.claimed as start, cs.claimed as stop, cs.device_ids)
-         select (moved.start + w.n - 1)::int as position, w.device_id, d.token, d.platform,
+         select (moved.start + w.n - 1)::int as position, w.device_id, d.token, d.platform, d.timezone,
                 coalesce(d.subscribed and d.deleted_at is null, false) as reachable
            from moved cross join lateral unnest(moved.device_ids[moved.start + 1 : moved.stop]) with ordinality as w(device_id, n)
            left join devices d on d.id = w.device_id
@@ -115,10 +124,10 @@ export async function campaignShardSources(em: EntityManager, input: { notificat
         token: row.token,
         platform: row.platform,
         reachable: row.reachable,
+        timezone: row.timezone,
       }));
     },
-    async store(wave, results) {
-      const answers = answersOf(wave, results);
+    async store(wave, answers) {
       // No row can be there: only a late attempt storing a wave that a newer one settled meets one, and it then fails.
       await writeRows(waveStart, answers, false);
       await unsubscribeUnregistered(em, wave, answers);

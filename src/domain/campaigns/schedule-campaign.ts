@@ -24,6 +24,8 @@ export interface ScheduleInput {
   filterId?: string | undefined;
   /** A throttle in pushes a minute; absent or null sends unthrottled. */
   ratePerMinute?: number | null | undefined;
+  /** playTime's wall-clock time in UTC is each device's own local time; absent or false sends at playTime. */
+  sendInLocalTime?: boolean | undefined;
 }
 
 const alreadyStarted = (state: string) => new DomainError('invalid_state', `The send is ${state}; its schedule can no longer change`);
@@ -42,6 +44,7 @@ export async function scheduleCampaign(deps: CampaignDeps, accountId: string, in
     await requireAppSegment(tx, accountId, notification.appId, filterId);
     const playTime = input.playTime ?? notification.playTime ?? Date.now();
     const ratePerMinute = input.ratePerMinute ?? null;
+    const sendInLocalTime = input.sendInLocalTime ?? false;
     await tx.execute(
       `insert into campaigns (notification_id, account_id, app_id, state, play_time, filter_id, created_at, updated_at)
        values (?, ?, ?, 'SCHEDULED', ?, ?, now(), now()) on conflict (notification_id) do nothing`,
@@ -55,7 +58,7 @@ export async function scheduleCampaign(deps: CampaignDeps, accountId: string, in
           scheduleCampaignRun(
             deps.temporal,
             { version: 1, notificationId: notification.id, accountId, appId: notification.appId, title: notification.title },
-            { playTime, filterId, ratePerMinute },
+            { playTime, filterId, ratePerMinute, sendInLocalTime },
           ),
         async () => {
           throw new DomainError('conflict', 'The send could not be scheduled; retry');
@@ -66,7 +69,7 @@ export async function scheduleCampaign(deps: CampaignDeps, accountId: string, in
       if (error instanceof WorkflowExecutionAlreadyStartedError) throw alreadyStarted('over');
       throw error;
     }
-    Object.assign(campaign, { playTime, filterId, ratePerMinute });
+    Object.assign(campaign, { playTime, filterId, ratePerMinute, sendInLocalTime });
     return notification;
   });
 }

@@ -1,20 +1,62 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { App } from '../../persistence/entities/app.ts';
 import { Campaign } from '../../persistence/entities/campaign.ts';
+import { CampaignShard } from '../../persistence/entities/campaign-shard.ts';
+import { Notification } from '../../persistence/entities/notification.ts';
 import { deliverPushes, type DeliverDeps, type DeliverOutcome } from '../sends/deliver-pushes.ts';
+import { appCapGate } from '../sends/frequency-cap.ts';
+import { pendingRows } from '../sends/pending-rows.ts';
 import { loadPushContent } from '../sends/push-content.ts';
+import { quietHoursGate } from '../sends/quiet-hours.ts';
+import { wholeRange } from '../sends/send-scope.ts';
 import { campaignShardSources } from './campaign-shard-source.ts';
 import { campaignThrottle } from './campaign-throttle.ts';
 
 /**
- * Sends one shard of a campaign's snapshot through the send engine, from where an earlier attempt got to, at the
- * send's `ratePerMinute` when it has one. Only while the campaign is SENDING: each wave's claim checks it, so a send
- * cancelled through the API stops within one wave.
+ * Sends one shard of a campaign's snapshot through the send engine, from where an earlier attempt got to: at the
+ * send's `ratePerMinute` when it has one, within the app's frequency cap, holding the devices in the app's quiet
+ * hours. Only while the campaign is SENDING: each wave's claim checks it, so a send cancelled through the API stops
+ * within one wave.
  */
 export async function sendCampaignShard(deps: DeliverDeps, input: { notificationId: string; shard: number }): Promise<DeliverOutcome> {
-  const { ratePerMinute } = await deps.em.findOneOrFail(Campaign, { notificationId: input.notificationId }, { fields: ['ratePerMinute'] });
+  const campaign = await deps.em.findOneOrFail(Campaign, { notificationId: input.notificationId });
+  const app = await deps.em.findOneOrFail(App, { id: campaign.appId }, { fields: ['defaultTimezone', 'quietHours'] });
+  const shard = await deps.em.findOneOrFail(CampaignShard, { notificationId: input.notificationId, position: input.shard }, { fields: ['sendAt'] });
+  const { expiry } = await deps.em.findOneOrFail(Notification, { id: input.notificationId }, { fields: ['expiry'] });
+  // A held push may wait until its group's time (or playTime) plus the message's expiry.
+  const deadline = (shard.sendAt?.getTime() ?? campaign.playTime) + expiry * 60_000;
   return deliverPushes(deps, {
     sources: await campaignShardSources(deps.em, { notificationId: input.notificationId, position: input.shard }),
     notification: await loadPushContent(deps.em, input.notificationId),
     data: {},
-    throttle: ratePerMinute ? campaignThrottle(deps.em, input.notificationId, ratePerMinute) : undefined,
+    throttle: campaign.ratePerMinute ? campaignThrottle(deps.em, input.notificationId, campaign.ratePerMinute) : undefined,
+    cap: await appCapGate(deps.em, campaign.appId, { enforce: true }),
+    quiet: app.quietHours ? quietHoursGate(app.quietHours, app.defaultTimezone, deadline) : undefined,
   });
+}
+
+/**
+ * Sends a campaign's pushes that quiet hours held and whose time has come (within the app's cap, at the send's
+ * throttle), and answers when the next held one is due (epoch ms), or null when none is left.
+ */
+export async function sendDueCampaignPushes(deps: DeliverDeps, input: { notificationId: string; resumeAfter?: string | undefined }): Promise<DeliverOutcome & { nextDue: number | null }> {
+  const campaign = await deps.em.findOneOrFail(Campaign, { notificationId: input.notificationId }, { fields: ['appId', 'ratePerMinute'] });
+  const due = await pendingRows(deps.em, { scope: { kind: 'campaign-held', notificationId: input.notificationId }, range: wholeRange, resumeAfter: input.resumeAfter });
+  const outcome = await deliverPushes(deps, {
+    sources: [due],
+    notification: await loadPushContent(deps.em, input.notificationId),
+    data: {},
+    throttle: campaign.ratePerMinute ? campaignThrottle(deps.em, input.notificationId, campaign.ratePerMinute) : undefined,
+    cap: await appCapGate(deps.em, campaign.appId, { enforce: true }),
+  });
+  return { ...outcome, nextDue: await nextHeldPush(deps.em, input.notificationId) };
+}
+
+/** When the campaign's next push held by quiet hours is due (epoch ms), or null when none is held. */
+export async function nextHeldPush(em: EntityManager, notificationId: string): Promise<number | null> {
+  const [row] = await em.getConnection().execute<Array<{ next: Date | null }>>(
+    `select min(not_before) as next from push_sends where notification_id = ? and not_before is not null and status = 'pending'`,
+    [notificationId],
+  );
+  return row?.next ? new Date(row.next).getTime() : null;
 }

@@ -1,12 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Connection } from '../../persistence/entities/connection.ts';
 import { Endpoint } from '../../persistence/entities/endpoint.ts';
+import { Notification } from '../../persistence/entities/notification.ts';
+import { isSendable } from '../campaigns/campaign-message.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { checkDefinitionGraph } from './check-definition-graph.ts';
 import { outboundProviders, type ExperienceDefinition } from './definition-schema.ts';
 
-// Publish rules that need the database, on top of checkDefinitionGraph: the endpoints and connections the nodes
-// name must be the account's. One query per kind, whatever the number of nodes.
+// Publish rules that need the database, on top of checkDefinitionGraph: the endpoints, connections and messages the
+// nodes name must be the account's, and a push node's message READY. One query per kind, whatever the number of nodes.
 // Decided (docs/decisions.md): a disabled endpoint and a paused connection pass, because both are switched back on
 // without touching the experience; a deleted one, another account's, a connection of a provider we cannot call, or
 // one without an outbound credential fail.
@@ -42,9 +44,24 @@ async function connectionProblems(em: EntityManager, accountId: string, definiti
   });
 }
 
+async function messageProblems(em: EntityManager, accountId: string, definition: ExperienceDefinition): Promise<ErrorDetail[]> {
+  const uses = definition.nodes.flatMap((node, index) => (node.type === 'push' ? [{ index, notificationId: node.notificationId }] : []));
+  if (uses.length === 0) return [];
+  const found = await em.find(Notification, { id: { $in: [...new Set(uses.map((use) => use.notificationId))] }, accountId });
+  const byId = new Map(found.map((notification) => [notification.id, notification]));
+  return uses.flatMap(({ index, notificationId }): ErrorDetail[] => {
+    const path = `nodes.${index}.notificationId`;
+    const notification = byId.get(notificationId);
+    if (!notification) return [{ path, message: `names no message of an app of this account: "${notificationId}"` }];
+    if (!isSendable(notification)) return [{ path, message: `message "${notificationId}" is ${notification.status}: a push node sends a READY message` }];
+    return [];
+  });
+}
+
 /** Every problem that keeps this definition from being published for this account; none means it may be. */
 export async function checkPublishable(em: EntityManager, accountId: string, definition: ExperienceDefinition): Promise<ErrorDetail[]> {
   const endpoints = await endpointProblems(em, accountId, definition);
   const connections = await connectionProblems(em, accountId, definition);
-  return [...checkDefinitionGraph(definition), ...endpoints, ...connections];
+  const messages = await messageProblems(em, accountId, definition);
+  return [...checkDefinitionGraph(definition), ...endpoints, ...connections, ...messages];
 }

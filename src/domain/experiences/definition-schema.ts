@@ -33,7 +33,7 @@ export const maxTemplatedObjectDepth = 10;
 export const nameMaxLength = 200;
 
 export const reentryPolicies = ['never', 'after_exit', 'always'] as const;
-export const nodeTypes = ['webhook', 'wait', 'condition', 'provider', 'waitForEvent', 'split', 'exit'] as const;
+export const nodeTypes = ['webhook', 'wait', 'condition', 'provider', 'push', 'waitForEvent', 'split', 'exit'] as const;
 export const providerCalls = ['track', 'identify'] as const;
 /** Connections a provider node may call: those whose provider has an outbound API we speak. */
 export const outboundProviders = ['segment', 'rudderstack'] as const;
@@ -106,6 +106,14 @@ const providerNode = z.discriminatedUnion(
   { error: (issue) => (issue.code === 'invalid_union' ? `must be one of ${providerCalls.join(', ')}` : undefined) },
 );
 
+/** Sends a message to the run's person: each subscribed device of the message's app whose clientUserId is the run's. */
+const pushNode = z.strictObject({
+  id: nodeId,
+  type: z.literal('push'),
+  notificationId: z.uuid({ error: 'must be the id (a UUID) of a message' }),
+  next: nodeId,
+});
+
 const waitForEventNode = z.strictObject({
   id: nodeId,
   type: z.literal('waitForEvent'),
@@ -129,7 +137,7 @@ const splitNode = z.strictObject({
 
 const exitNode = z.strictObject({ id: nodeId, type: z.literal('exit') });
 
-const nodeSchema = z.discriminatedUnion('type', [webhookNode, waitNode, conditionNode, providerNode, waitForEventNode, splitNode, exitNode], {
+const nodeSchema = z.discriminatedUnion('type', [webhookNode, waitNode, conditionNode, providerNode, pushNode, waitForEventNode, splitNode, exitNode], {
   error: (issue) => (issue.code === 'invalid_union' ? `must be one of ${nodeTypes.join(', ')}` : undefined),
 });
 

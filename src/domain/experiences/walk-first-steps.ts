@@ -15,7 +15,8 @@ export type FirstSteps = { ended: true; path: PathStep[] } | { ended: false; nod
  * split nodes need no time to pass, so the run takes them at once, exactly as its workflow would: the webhook's
  * `experience.action` is written to the delivery outbox with the routing decision, and a run that reaches its exit
  * ends here, recorded and announced, with no workflow at all (its `workflowId` is null). A run stops at the first
- * node that needs time: a wait, a waitForEvent, or a provider call (which may back off for minutes); its workflow,
+ * node that needs time: a wait, a waitForEvent, a provider call (which may back off for minutes) or a push (FCM's
+ * pace, quiet hours); its workflow,
  * started after the commit, goes on from that node with the path walked so far.
  *
  * Nothing else can reach the run meanwhile: routing holds the person's lock, and the run is not live before the commit.
@@ -58,7 +59,8 @@ export async function walkFirstSteps(
       }
       case 'wait':
       case 'waitForEvent':
-      case 'provider': {
+      case 'provider':
+      case 'push': {
         if (path.length > 0) await saveExperienceRunProgress(deps.em, { runId: run.runId, currentNodeId: node.id, path });
         return { ended: false, nodeId: node.id, path };
       }

@@ -4,7 +4,7 @@ import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { Visitor } from '../../persistence/entities/visitor.ts';
 import { lockPersons, personKey, type Person } from '../../persistence/person-lock.ts';
 import { ingestWorkflowId } from '../../../workflows/ingest-event.contract.ts';
-import { clickedSendId, markClicked } from '../sends/record-click.ts';
+import { countPushResponses } from '../sends/push-responses.ts';
 import { decideRouting, loadLiveRuns, loadTriggeredVersions, versionsTriggeredBy, type LiveRun, type RoutedPerson, type RoutingPublish } from '../routing/route-event.ts';
 import { createVisitor, mergeVisitorDetails } from '../visitors/link-visitor.ts';
 
@@ -75,9 +75,7 @@ export async function linkAndRouteChunk(
         visitors.set(key, visitor);
         person = { id: visitor.id, clientUserId: visitor.clientUserId, attributes: visitor.attributes };
       }
-      // A click on a push, reported as an event, counts like POST /push/click.
-      const clicked = clickedSendId(row.eventType, row.attributes);
-      if (clicked) await markClicked(tx, row.accountId, clicked, row.occurredAt);
+      await countPushResponses(tx, row);
       const versions = versionsTriggeredBy(triggered, row);
       if (versions.length > 0) await tx.flush(); // a run it starts refers to the visitor, which must be written first
       const live = person ? (liveRuns.get(person.id) ?? []) : [];

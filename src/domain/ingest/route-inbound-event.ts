@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
-import { clickedSendId, markClicked } from '../sends/record-click.ts';
+import { countPushResponses } from '../sends/push-responses.ts';
 import type { PublishDeps } from '../events/publish-event.ts';
 import { dispatchRouting } from '../routing/dispatch-routing.ts';
 import { routeEvent, type RoutingOutcome } from '../routing/route-event.ts';
@@ -45,9 +45,7 @@ export async function routeInboundEvent(
         phone: event.endpoints?.phone,
       });
     }
-    // A click on a push, reported as an event, counts like POST /push/click.
-    const clicked = clickedSendId(event.eventType, event.attributes);
-    if (clicked) await markClicked(tx, event.accountId, clicked, event.occurredAt);
+    await countPushResponses(tx, event);
     const routed = await routeEvent(tx, event, input.visitorId, deps);
     event.visitorId = input.visitorId;
     event.status = 'PROCESSED';

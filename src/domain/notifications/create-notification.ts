@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Notification, type NotificationStatus } from '../../persistence/entities/notification.ts';
+import { Notification, type ConversionGoal, type NotificationStatus } from '../../persistence/entities/notification.ts';
 import { findOwnedApp } from '../apps/find-owned-app.ts';
 import { requireAppSegment } from '../segments/require-app-segment.ts';
 
@@ -21,6 +21,7 @@ export interface NotificationFields {
   favourite: number;
   type: string;
   channel: string;
+  conversion?: ConversionGoal | null | undefined;
 }
 
 /** What a message starts with: DRAFT with no recording, unless made from stock. */
@@ -59,6 +60,7 @@ export async function createNotification(
     favourite: fields.favourite,
     type: fields.type,
     channel: fields.channel,
+    conversion: fields.conversion ?? null,
     ...initial,
   });
   await em.flush();

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PushNotification, PushPlatform, PushProvider, PushResult } from '../../outbound/push/push-provider.ts';
 import { marks } from './send-scope.ts';
 import { takeSlots, type PushPace } from '../../persistence/push-pace.ts';
+import type { CapGate } from './frequency-cap.ts';
+import type { QuietGate, QuietHold } from './quiet-hours.ts';
 
 /**
  * The one send engine: A/B arms, the A/B remainder, campaigns and test sends all go through `deliverPushes`.
@@ -32,13 +34,15 @@ export interface ClaimedPush {
   platform: PushPlatform;
   /** Still subscribed and not deleted: a device that left since the snapshot is skipped. */
   reachable: boolean;
+  /** The device's own time zone, if it names one (quiet hours). */
+  timezone: string | null;
 }
 
 export interface WaveSource {
   /** Claims the next wave of at most `size` pushes, in device id order; an empty wave when none is left. */
   claim(size: number): Promise<ClaimedPush[]>;
-  /** Stores a wave's answers; a push to retry is handed back for the next attempt. */
-  store(wave: ClaimedPush[], results: PushResult[]): Promise<void>;
+  /** Stores a wave's answers (in the wave's order); a push to retry is handed back for the next attempt. */
+  store(wave: ClaimedPush[], answers: Answer[]): Promise<void>;
 }
 
 /** A send's own pace, below the provider's (a campaign's `ratePerMinute`): waves of at most `waveSize`, each waited for. */
@@ -50,6 +54,10 @@ export interface SendThrottle {
 export interface DeliverInput {
   sources: WaveSource[];
   throttle?: SendThrottle | undefined;
+  /** The app's frequency cap, when it has one: a device that has had its pushes is answered `capped`. */
+  cap?: CapGate | undefined;
+  /** The app's quiet hours, when it has them and the send keeps them: a device in them is held (skipped or delayed). */
+  quiet?: QuietGate | undefined;
   notification: PushNotification;
   /** Extra string pairs every push of this send carries (e.g. the A/B test and arm). */
   data: Record<string, string>;
@@ -69,14 +77,28 @@ export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Pro
       await deps.push.pace?.(size, deps.signal);
       const wave = await source.claim(size);
       if (wave.length === 0) break;
-      const reachable = wave.filter((push) => push.reachable && push.token !== null);
-      const results = reachable.length
+      const now = Date.now();
+      const held = new Map<string, QuietHold>();
+      for (const push of wave) {
+        const hold = push.reachable && push.token !== null ? input.quiet?.check(push.timezone, now) : null;
+        if (hold) held.set(push.sendId, hold);
+      }
+      const reachable = wave.filter((push) => push.reachable && push.token !== null && !held.has(push.sendId));
+      const taken = input.cap ? await input.cap.take(reachable.map((push) => push.deviceId)) : undefined;
+      const sendable = taken ? reachable.filter((push) => taken.allowed.has(push.deviceId)) : reachable;
+      const results = sendable.length
         ? await deps.push.sendBatch(
-            reachable.map((push) => ({ sendId: push.sendId, token: push.token!, platform: push.platform, notification: input.notification, data: input.data })),
+            sendable.map((push) => ({ sendId: push.sendId, token: push.token!, platform: push.platform, notification: input.notification, data: input.data })),
             deps.signal,
           )
         : [];
-      await source.store(wave, results);
+      const answers = answersOf(wave, results, { held, capped: taken && { allowed: taken.allowed, reason: input.cap!.reason } });
+      if (taken) {
+        // A push that did not go out (refused, gone, handed back for a retry) does not count toward the cap.
+        const notSent = wave.filter((push, index) => taken.allowed.has(push.deviceId) && answers[index]!.status !== 'sent');
+        await input.cap!.giveBack(notSent.map((push) => push.deviceId), taken.at);
+      }
+      await source.store(wave, answers);
       const retry = results.filter((result) => result.outcome === 'retry');
       if (retry.length) {
         const afterMs = Math.max(0, ...retry.map((result) => result.retryAfterMs ?? 0));
@@ -89,18 +111,38 @@ export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Pro
   return { kind: 'done' };
 }
 
-/** A push's row as its answer leaves it: `pending` again for a retry, `skipped` for a device that left since the snapshot. */
+/**
+ * A push's row as its answer leaves it: `pending` again for a retry (or held by quiet hours until `notBefore`),
+ * `skipped` for a device that left since the snapshot, `capped` for one that had had its app's frequency cap, `quiet`
+ * for one in quiet hours that skip, `expired` for one whose quiet hours end after the message expires.
+ */
 export interface Answer {
-  status: 'pending' | 'sent' | 'failed' | 'unregistered' | 'unconfirmed' | 'skipped';
+  status: 'pending' | 'sent' | 'failed' | 'unregistered' | 'unconfirmed' | 'skipped' | 'capped' | 'quiet' | 'expired';
   error: string | null;
   providerMessageId: string | null;
+  notBefore?: number | undefined;
 }
 
-/** Each claimed push's answer, in the wave's order. */
-export function answersOf(wave: ClaimedPush[], results: PushResult[]): Answer[] {
+const heldAnswer: Record<QuietHold['kind'], Answer['status']> = { skip: 'quiet', delay: 'pending', expired: 'expired' };
+
+/**
+ * Each claimed push's answer, in the wave's order: `held`, the pushes quiet hours held, by send id; `capped`, the
+ * devices a cap let through and why it held the rest.
+ */
+export function answersOf(
+  wave: ClaimedPush[],
+  results: PushResult[],
+  gates: { held?: Map<string, QuietHold> | undefined; capped?: { allowed: Set<string>; reason: string } | undefined } = {},
+): Answer[] {
   const answered = new Map(results.map((result) => [result.sendId, result]));
+  const { held, capped } = gates;
   return wave.map((push): Answer => {
     const result = answered.get(push.sendId);
+    const hold = held?.get(push.sendId);
+    if (hold) return { status: heldAnswer[hold.kind], error: hold.reason, providerMessageId: null, notBefore: hold.kind === 'delay' ? hold.until : undefined };
+    if (!result && capped && push.reachable && push.token !== null && !capped.allowed.has(push.deviceId)) {
+      return { status: 'capped', error: capped.reason, providerMessageId: null };
+    }
     if (!result) return { status: 'skipped', error: 'the device unsubscribed or was deleted after the snapshot', providerMessageId: null };
     if (result.outcome === 'retry') return { status: 'pending', error: null, providerMessageId: null };
     return { status: result.outcome, error: result.outcome === 'sent' ? null : (result.error ?? null), providerMessageId: result.providerMessageId ?? null };

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { answersOf, inFlightWhenStopped, unsubscribeUnregistered, type ClaimedPush, type WaveSource } from './deliver-pushes.ts';
+import { inFlightWhenStopped, unsubscribeUnregistered, type ClaimedPush, type WaveSource } from './deliver-pushes.ts';
 import { rangeCondition, scopeCondition, type DeviceRange, type SendScope } from './send-scope.ts';
 
 interface ClaimedRow {
@@ -8,6 +8,7 @@ interface ClaimedRow {
   token: string | null;
   platform: ClaimedPush['platform'];
   reachable: boolean;
+  timezone: string | null;
 }
 
 /**
@@ -33,28 +34,30 @@ export async function pendingRows(em: EntityManager, input: { scope: SendScope; 
       const rows = await em.transactional((tx) => tx.execute<ClaimedRow[]>(
         `with wave as (
            select s.id from push_sends s
-            where ${scope.sql} and ${wave.sql} and s.status = 'pending'
+            where ${scope.sql} and ${wave.sql} and s.status = 'pending' and (s.not_before is null or s.not_before <= now())
             order by s.device_id limit ? for update skip locked)
          update push_sends s set status = 'sending'
            from wave, devices d
           where s.id = wave.id and d.id = s.device_id
-         returning s.id as send_id, s.device_id, d.token, d.platform, (d.subscribed and d.deleted_at is null) as reachable`,
+         returning s.id as send_id, s.device_id, d.token, d.platform, d.timezone, (d.subscribed and d.deleted_at is null) as reachable`,
         [...scope.params, ...wave.params, size],
       ));
       const claimed = rows
-        .map((row): ClaimedPush => ({ sendId: row.send_id, deviceId: row.device_id, token: row.token, platform: row.platform, reachable: row.reachable }))
+        .map((row): ClaimedPush => ({ sendId: row.send_id, deviceId: row.device_id, token: row.token, platform: row.platform, reachable: row.reachable, timezone: row.timezone }))
         .sort((a, b) => (a.deviceId < b.deviceId ? -1 : 1));
       if (claimed.length) after = claimed.at(-1)!.deviceId;
       return claimed;
     },
-    async store(wave, results) {
-      const answers = answersOf(wave, results);
+    async store(wave, answers) {
       await connection.execute(
         `update push_sends s set status = v.status, error = v.error, provider_message_id = v.provider_message_id,
-                sent_at = case when v.status = 'sent' then now() else null end
-           from (values ${answers.map(() => '(?::uuid, ?, ?, ?)').join(', ')}) as v(id, status, error, provider_message_id)
+                not_before = coalesce(v.not_before, s.not_before), sent_at = case when v.status = 'sent' then now() else null end
+           from (values ${answers.map(() => '(?::uuid, ?, ?, ?, ?::timestamptz)').join(', ')}) as v(id, status, error, provider_message_id, not_before)
           where s.id = v.id and s.status = 'sending'`,
-        wave.flatMap((push, index) => [push.sendId, answers[index]!.status, answers[index]!.error, answers[index]!.providerMessageId]),
+        wave.flatMap((push, index) => {
+          const answer = answers[index]!;
+          return [push.sendId, answer.status, answer.error, answer.providerMessageId, answer.notBefore === undefined ? null : new Date(answer.notBefore).toISOString()];
+        }),
       );
       await unsubscribeUnregistered(em, wave, answers);
     },

@@ -7,7 +7,11 @@ import type { AbTestArm } from '../../persistence/entities/ab-test-member.ts';
 export type SendScope =
   | { kind: 'abtest'; testId: string; arm: AbTestArm }
   | { kind: 'campaign'; notificationId: string }
-  | { kind: 'test'; sendIds: string[] };
+  /** A campaign's pushes held by quiet hours (`not_before` set), through their own partial index. */
+  | { kind: 'campaign-held'; notificationId: string }
+  | { kind: 'test'; sendIds: string[] }
+  /** A flow's push node: its rows, by id. */
+  | { kind: 'flow'; sendIds: string[] };
 
 /** `?, ?, …`: MikroORM writes each parameter into the SQL text (escaped) and an array as a comma list, so a list takes one mark per value. */
 export const marks = (count: number) => Array.from({ length: count }, () => '?').join(', ');
@@ -18,13 +22,17 @@ export function scopeCondition(scope: SendScope): { sql: string; params: unknown
     case 'abtest':
       return { sql: 's.ab_test_id = ? and s.arm = ?', params: [scope.testId, scope.arm] };
     case 'campaign':
+    case 'campaign-held':
       // Only while the campaign is SENDING (evaluated once per statement): a send cancelled through the API stops
-      // at its next wave, whenever the run's cancellation reaches the activity.
+      // at its next wave, whenever the run's cancellation reaches the activity. A shard's retries and the held
+      // pushes are sent by different activities, side by side: neither scope holds the other's rows.
       return {
-        sql: `s.notification_id = ? and s.source = 'campaign' and exists (select 1 from campaigns c where c.notification_id = ? and c.state = 'SENDING')`,
+        sql: `s.notification_id = ? and s.source = 'campaign' and exists (select 1 from campaigns c where c.notification_id = ? and c.state = 'SENDING')
+              and s.not_before is ${scope.kind === 'campaign' ? '' : 'not '}null`,
         params: [scope.notificationId, scope.notificationId],
       };
     case 'test':
+    case 'flow':
       return { sql: `s.id in (${marks(scope.sendIds.length)})`, params: scope.sendIds };
   }
 }

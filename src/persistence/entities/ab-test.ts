@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { AbTestResults } from '../../domain/abtests/results-types.ts';
+import { winnerMetrics, type AbTestResults } from '../../domain/abtests/results-types.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
 import { updatedAtProperty } from './updated-at.ts';
@@ -33,6 +33,8 @@ export const AbTest = defineEntity({
     audienceSize: p.integer().nullable(),
     results: p.json<AbTestResults>().nullable(),
     winner: p.string().length(1).nullable(),
+    /** What decides the winner: click-through rate, or the messages' conversion rate. */
+    winnerMetric: p.enum(winnerMetrics).default('ctr').fieldName('winner_metric'),
     failureReason: p.text().nullable(),
     startedAt: p.datetime().nullable(),
     decidedAt: p.datetime().nullable(),

@@ -28,6 +28,8 @@ export const Campaign = defineEntity({
     filterId: p.string().length(128),
     /** At most this many pushes a minute, spread evenly; null sends as fast as the provider's pace allows. */
     ratePerMinute: p.integer().nullable().fieldName('rate_per_minute'),
+    /** playTime's wall-clock time in UTC is each device's own local time to send at (docs/campaigns.md). */
+    sendInLocalTime: p.boolean().default(false).fieldName('send_in_local_time'),
     /** The devices the snapshot holds, once sending has started. */
     audience: p.integer().nullable(),
     reason: p.text().nullable(),

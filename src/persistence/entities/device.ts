@@ -30,6 +30,8 @@ export const Device = defineEntity({
     subscribed: p.boolean(),
     locale: p.string().length(35).nullable(),
     timezone: p.string().length(64).nullable(),
+    /** When the device's recent pushes went out, those that count toward its app's frequency cap (frequency-cap.ts). */
+    recentPushes: p.array().columnType('timestamptz[]').nullable().fieldName('recent_pushes').lazy(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: updatedAtProperty(),
     lastSeenAt: p.datetime().onCreate(() => new Date()),

@@ -6,6 +6,12 @@ import { updatedAtProperty } from './updated-at.ts';
 export const notificationStatuses = ['DRAFT', 'RECORDING', 'READY'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
 
+/** What counts as a conversion of a message: an event of this type from a person it reached within so many hours. */
+export interface ConversionGoal {
+  eventType: string;
+  withinHours: number;
+}
+
 /** A rich push message. `status` follows its recording job: DRAFT → RECORDING → READY. */
 export const Notification = defineEntity({
   name: 'Notification',
@@ -34,10 +40,19 @@ export const Notification = defineEntity({
     recordingUrl: p.text().nullable(),
     recordingFileId: p.uuid().nullable(),
     recordingStockId: p.uuid().nullable(),
+    conversion: p.json<ConversionGoal>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: updatedAtProperty(),
   },
-  indexes: [{ properties: ['accountId', 'createdAt', 'id'] }, { properties: ['appId', 'status', 'createdAt', 'id'] }],
+  indexes: [
+    { properties: ['accountId', 'createdAt', 'id'] },
+    { properties: ['appId', 'status', 'createdAt', 'id'] },
+    // Ingest looks up, for each event, the account's messages converted by its type.
+    {
+      name: 'notifications_conversion_index',
+      expression: `create index "notifications_conversion_index" on "notifications" ("account_id", ("conversion" ->> 'eventType')) where "conversion" is not null`,
+    },
+  ],
 });
 
 export type Notification = InferEntity<typeof Notification>;

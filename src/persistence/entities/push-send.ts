@@ -11,13 +11,17 @@ import { abTestArms } from './ab-test-member.ts';
  * - `unconfirmed`: in flight when its send attempt died (a worker crash) or when its request failed after it left (a
  *   timeout): the provider may or may not have it, and it is never sent again, so no device gets a push twice
  *   (docs/adr/0055);
- * - `cancelled`: not yet sent when its campaign send was cancelled (or failed).
+ * - `cancelled`: not yet sent when its campaign send was cancelled (or failed);
+ * - `capped`: not sent, because the device had had its app's frequency cap of pushes (never sent later);
+ * - `quiet`: not sent, because the device was in its app's quiet hours (action `skip`);
+ * - `expired`: not sent, because the device's quiet hours ended after the message expired (action `delay`).
+ * A push held by quiet hours (action `delay`) waits `pending` with `notBefore` set.
  */
-export const pushSendStatuses = ['pending', 'sending', 'sent', 'failed', 'unregistered', 'skipped', 'unconfirmed', 'cancelled'] as const;
+export const pushSendStatuses = ['pending', 'sending', 'sent', 'failed', 'unregistered', 'skipped', 'unconfirmed', 'cancelled', 'capped', 'quiet', 'expired'] as const;
 export type PushSendStatus = (typeof pushSendStatuses)[number];
 
-/** What sent a push: an A/B test's arm, a message's campaign send, or a test send to chosen devices. */
-export const pushSendSources = ['abtest', 'campaign', 'test'] as const;
+/** What sent a push: an A/B test's arm, a message's campaign send, a test send to chosen devices, or a flow's push node. */
+export const pushSendSources = ['abtest', 'campaign', 'test', 'flow'] as const;
 export type PushSendSource = (typeof pushSendSources)[number];
 
 /**
@@ -39,7 +43,11 @@ export const PushSend = defineEntity({
     status: p.enum(pushSendStatuses),
     error: p.text().nullable(),
     providerMessageId: p.string().length(300).nullable(),
+    /** Held by quiet hours: not sent before this time. Kept once sent, so the index below only ever grows by held pushes. */
+    notBefore: p.datetime().nullable().fieldName('not_before'),
     sentAt: p.datetime().nullable(),
+    /** The conversion attributed to this push (the person's latest push of the message within its window). */
+    convertedAt: p.datetime().nullable().fieldName('converted_at'),
     clickedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   },
@@ -51,6 +59,8 @@ export const PushSend = defineEntity({
     { name: 'push_sends_ab_test_created_index', expression: 'create index "push_sends_ab_test_created_index" on "push_sends" ("ab_test_id", "created_at", "id") where "ab_test_id" is not null' },
     { name: 'push_sends_campaign_device_unique', expression: `create unique index "push_sends_campaign_device_unique" on "push_sends" ("notification_id", "device_id") where "source" = 'campaign'` },
     { name: 'push_sends_notification_created_index', properties: ['notificationId', 'createdAt', 'id'] },
+    { name: 'push_sends_flow_device_index', expression: `create index "push_sends_flow_device_index" on "push_sends" ("device_id") where "source" = 'flow'` },
+    { name: 'push_sends_held_index', expression: 'create index "push_sends_held_index" on "push_sends" ("notification_id", "not_before") where "not_before" is not null' },
   ],
 });
 

@@ -14,6 +14,10 @@ import { Migration20261126050000_campaign_sends } from './Migration2026112605000
 import { Migration20261127090000_runs_without_workflow } from './Migration20261127090000_runs_without_workflow.ts';
 import { Migration20261127100000_campaign_throttle } from './Migration20261127100000_campaign_throttle.ts';
 import { Migration20261127110000_app_default_timezone } from './Migration20261127110000_app_default_timezone.ts';
+import { Migration20261128000000_local_time_sends } from './Migration20261128000000_local_time_sends.ts';
+import { Migration20261128010000_frequency_caps } from './Migration20261128010000_frequency_caps.ts';
+import { Migration20261128020000_quiet_hours } from './Migration20261128020000_quiet_hours.ts';
+import { Migration20261128030000_conversions } from './Migration20261128030000_conversions.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
 export const migrations: MigrationObject[] = [
@@ -32,4 +36,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127090000_runs_without_workflow', class: Migration20261127090000_runs_without_workflow },
   { name: 'Migration20261127100000_campaign_throttle', class: Migration20261127100000_campaign_throttle },
   { name: 'Migration20261127110000_app_default_timezone', class: Migration20261127110000_app_default_timezone },
+  { name: 'Migration20261128000000_local_time_sends', class: Migration20261128000000_local_time_sends },
+  { name: 'Migration20261128010000_frequency_caps', class: Migration20261128010000_frequency_caps },
+  { name: 'Migration20261128020000_quiet_hours', class: Migration20261128020000_quiet_hours },
+  { name: 'Migration20261128030000_conversions', class: Migration20261128030000_conversions },
 ];

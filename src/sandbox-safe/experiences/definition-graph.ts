@@ -19,6 +19,7 @@ export function nodeEdges(node: ExperienceNode): NodeEdge[] {
     case 'webhook':
     case 'wait':
     case 'provider':
+    case 'push':
       return [{ path: ['next'], target: node.next }];
     case 'condition':
       return [

@@ -96,7 +96,7 @@ describe('experience definition schema: structural errors', () => {
     ['a maxDurationSeconds of 0', (d: Mutable) => (d.maxDurationSeconds = 0), 'maxDurationSeconds', 'must be at least 1'],
     ['a missing start', (d: Mutable) => delete d.start, 'start', 'is required'],
     ['no nodes', (d: Mutable) => (d.nodes = []), 'nodes', 'must have at least one node'],
-    ['an unknown node type', (d: Mutable) => (d.nodes[0].type = 'email'), 'nodes.0.type', 'must be one of webhook, wait, condition, provider, waitForEvent, split, exit'],
+    ['an unknown node type', (d: Mutable) => (d.nodes[0].type = 'email'), 'nodes.0.type', 'must be one of webhook, wait, condition, provider, push, waitForEvent, split, exit'],
     ['a node id with a space', (d: Mutable) => (d.nodes[0].id = 'wel come'), 'nodes.0.id', 'must be 1 to 64 letters, digits, "_" or "-"'],
     ['a node id over 64 characters', (d: Mutable) => (d.nodes[0].id = 'n'.repeat(65)), 'nodes.0.id', 'must be 1 to 64 letters, digits, "_" or "-"'],
     ['a repeated node id', (d: Mutable) => (d.nodes[7].id = 'welcome'), 'nodes.7.id', 'repeats the id "welcome" of item 0'],

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { call, newAccount } from '../support/api.ts';
+import { createMessage, pushesOf } from '../support/campaigns.ts';
+import { registerDevices } from '../support/devices.ts';
+import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
+import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
+
+// A flow's push node through the running service: an event starts a run whose push node sends a message to the
+// person's devices (the suite's worker sends through the log provider, which answers each push `sent`), and the
+// run's path records the outcome. Publishing checks the node's message.
+
+const pushFlow = (notificationId: string, more: Record<string, unknown> = {}) =>
+  flow({ nodes: [{ id: 'nudge', type: 'push', notificationId, next: 'done' }, { id: 'done', type: 'exit' }], ...more });
+
+describe('a flow push node', () => {
+  it('sends the message to each subscribed device of an identified person, and records no device for an anonymous one', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const devices = await registerDevices(account, [
+      { token: 'push-node-a', platform: 'ios', clientUserId: 'u_push_1' },
+      { token: 'push-node-b', platform: 'android', clientUserId: 'u_push_1' },
+      { token: 'push-node-c', platform: 'ios', clientUserId: 'u_push_1', subscribed: false },
+      { token: 'push-node-d', platform: 'ios', clientUserId: 'someone-else' },
+    ]);
+    const message = await createMessage(account, { type: 'PUSH' });
+    const experience = await publishedExperience(account, pushFlow(message.id));
+
+    expect((await postSigned(connection, directEvent({ eventType: 'signup', clientUserId: 'u_push_1' }))).status).toBe(202);
+    expect((await postSigned(connection, directEvent({ eventType: 'signup' }))).status).toBe(202);
+    const runs = await waitForRuns(account, experience.experienceId, (all) => all.length === 2 && all.every((run) => run.status === 'completed'), 30_000);
+    const identified = runs.find((run) => run.clientUserId === 'u_push_1')!;
+    const anonymous = runs.find((run) => run.clientUserId === null)!;
+    expect(identified.path[0]).toMatchObject({ nodeId: 'nudge', type: 'push', outcome: 'sent to 2 devices' });
+    expect(anonymous.path[0]).toMatchObject({ nodeId: 'nudge', type: 'push', outcome: 'no device' });
+
+    const pushes = await pushesOf(account, message.id);
+    expect(pushes.map((push) => push.deviceId).sort()).toEqual([devices.get('push-node-a'), devices.get('push-node-b')].sort());
+    expect(pushes.every((push) => push.source === 'flow' && push.status === 'sent')).toBe(true);
+  });
+
+  it('keeps the app’s frequency cap: a person already capped is recorded capped', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    expect((await call('PATCH', `/accounts/${account.accountId}/apps/${account.appId}`, { token: account.apiKey, body: { frequencyCap: { max: 1, hours: 24 } } })).status).toBe(200);
+    await registerDevices(account, [{ token: 'push-cap-a', platform: 'ios', clientUserId: 'u_cap' }]);
+    const message = await createMessage(account, { type: 'PUSH' });
+    const experience = await publishedExperience(account, pushFlow(message.id, { entry: { reentry: 'always' } }));
+    expect((await postSigned(connection, directEvent({ eventType: 'signup', clientUserId: 'u_cap' }))).status).toBe(202);
+    await waitForRuns(account, experience.experienceId, (all) => all.length === 1 && all[0].status === 'completed', 30_000);
+    expect((await postSigned(connection, directEvent({ eventType: 'signup', clientUserId: 'u_cap' }))).status).toBe(202);
+    const runs = await waitForRuns(account, experience.experienceId, (all) => all.length === 2 && all.every((run) => run.status === 'completed'), 30_000);
+    expect(runs.map((run) => run.path[0].outcome).sort()).toEqual(['capped', 'sent to 1 device']);
+  });
+
+  it('is refused at publish when its message is unknown, another account’s, or not READY', async () => {
+    const account = await newAccount();
+    const other = await newAccount();
+    const draft = await createMessage(account);
+    const foreign = await createMessage(other, { type: 'PUSH' });
+    for (const [notificationId, message] of [
+      ['7b0c1d52-6a43-4f4e-9a42-3f1d7e0b5c11', 'names no message of an app of this account: "7b0c1d52-6a43-4f4e-9a42-3f1d7e0b5c11"'],
+      [foreign.id, `names no message of an app of this account: "${foreign.id}"`],
+      [draft.id, `message "${draft.id}" is ${draft.status}: a push node sends a READY message`],
+    ]) {
+      const created = await call('POST', `/accounts/${account.accountId}/experiences`, { token: account.apiKey, body: { definition: pushFlow(notificationId) } });
+      expect(created.status).toBe(201);
+      const published = await call('POST', `/accounts/${account.accountId}/experiences/${created.body.experienceId}/publish`, { token: account.apiKey });
+      expect(published.status).toBe(400);
+      expect(published.body.error.details).toEqual([{ path: 'definition.nodes.0.notificationId', message }]);
+    }
+    const invalid = await call('POST', `/accounts/${account.accountId}/experiences`, { token: account.apiKey, body: { definition: pushFlow('not-a-uuid') } });
+    expect(invalid.status).toBe(400);
+  });
+});
