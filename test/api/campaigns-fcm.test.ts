@@ -259,6 +259,39 @@ describe('campaign sends to FCM: local time and quiet hours', () => {
     expect(reached(tokens)).toEqual(new Set(tokensIn(0)));
   });
 
+  it('applies them together with a throttle and a frequency cap: each device gets what its own controls allow', { timeout: 60_000 }, async () => {
+    const account = path.via(await newAccount());
+    const now = Date.now();
+    // Quiet now in UTC (skip); at most one push a day; devices without a zone are in Honolulu.
+    await setApp(account, {
+      defaultTimezone: 'Pacific/Honolulu',
+      frequencyCap: { max: 1, hours: 24 },
+      quietHours: { start: clock(now - 60_000), end: clock(now + 2 * 3_600_000), action: 'skip' },
+    });
+    // 0–3 in UTC (quiet now), 4–7 twelve hours ahead (their 09:00 was twelve hours ago, within a day's expiry), 8–11 in
+    // Honolulu (ten hours to go). 4 and 5 have had their push of the day already.
+    const zoneOf = (index: number) => (index < 4 ? { timezone: 'UTC' } : index < 8 ? { timezone: 'Etc/GMT-12' } : {});
+    const { segment, tokens } = await newAudience(account, 12, 'together', (index) => ({ ...zoneOf(index), attributes: { group: 'together', n: index } }));
+    const earlier = await createMessage(account, { type: 'PUSH', filterId: (await newSegment(account, { all: [{ field: 'attributes.group', op: 'eq', value: 'together' }, { field: 'attributes.n', op: 'in', value: [4, 5] }] })).id });
+    // That earlier send is not in local time: its devices are twelve hours ahead, outside the UTC quiet hours.
+    ok(await scheduleSend(account, earlier.id, { playTime: Date.now() }));
+    expect(await waitForSend(account, earlier.id, (send) => send.state === 'SENT')).toMatchObject({ sent: 2 });
+
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id, expiry: 1440 });
+    ok(await scheduleSend(account, message.id, { playTime: Date.now(), sendInLocalTime: true, ratePerMinute: 600 }));
+    const sending = await waitForSend(account, message.id, (send) => send.groups.some((group: any) => group.utcOffset === '+00:00' && group.state === 'sent') && send.groups.some((group: any) => group.utcOffset === '+12:00' && group.state === 'sent'));
+    expect(sending).toMatchObject({ state: 'SENDING', audience: 12, sent: 2, quiet: 4, capped: 2, ratePerMinute: 600 });
+    expect(sending.groups.map((group: any) => [group.utcOffset, group.devices, group.sent, group.state])).toEqual([
+      ['+12:00', 4, 2, 'sent'],
+      ['+00:00', 4, 0, 'sent'],
+      ['-10:00', 4, 0, 'waiting'],
+    ]);
+    // Each device reached the fake at most once across both sends: 4 and 5 by the first, 6 and 7 by the second.
+    expect(reached(tokens)).toEqual(new Set([tokens[4], tokens[5], tokens[6], tokens[7]]));
+    expect(path.fake.duplicates()).toBe(0);
+    expect(ok(await cancelSend(account, message.id)).send).toMatchObject({ state: 'CANCELLED', cancelled: 4 });
+  });
+
   it('skips the devices in quiet hours (action skip), recording them quiet', { timeout: 60_000 }, async () => {
     const account = path.via(await newAccount());
     // Quiet now in UTC, for two hours; twelve hours ahead (Etc/GMT-12 is UTC+12) it is not.
