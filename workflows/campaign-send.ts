@@ -267,6 +267,8 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
         }
         const due: number = nextHeld;
         const waitMs = due - Date.now();
+        // The operator sees what the run waits for (details only: no command, so replay is unchanged).
+        if (waitMs > 0 && sending === 0) show('SENDING', `waiting for pushes held by quiet hours, the next due at ${new Date(due).toISOString()}`);
         if (waitMs > 0 && (await condition(() => nextHeld !== null && nextHeld < due, waitMs))) continue;
         sending++;
         try {
