@@ -27,10 +27,7 @@ export async function sendCampaignShard(deps: DeliverDeps, input: { notification
   const deadline = (shard.sendAt?.getTime() ?? campaign.playTime) + expiry * 60_000;
   return deliverPushes(deps, {
     sources: await campaignShardSources(deps.em, { notificationId: input.notificationId, position: input.shard }),
-    notification: await loadPushContent(deps.em, input.notificationId),
-    data: {},
-    throttle: campaign.ratePerMinute ? campaignThrottle(deps.em, input.notificationId, campaign.ratePerMinute) : undefined,
-    cap: await appCapGate(deps.em, campaign.appId, { enforce: true }),
+    ...(await campaignControls(deps.em, campaign)),
     quiet: app.quietHours ? quietHoursGate(app.quietHours, app.defaultTimezone, deadline) : undefined,
   });
 }
@@ -40,16 +37,20 @@ export async function sendCampaignShard(deps: DeliverDeps, input: { notification
  * throttle), and answers when the next held one is due (epoch ms), or null when none is left.
  */
 export async function sendDueCampaignPushes(deps: DeliverDeps, input: { notificationId: string; resumeAfter?: string | undefined }): Promise<DeliverOutcome & { nextDue: number | null }> {
-  const campaign = await deps.em.findOneOrFail(Campaign, { notificationId: input.notificationId }, { fields: ['appId', 'ratePerMinute'] });
+  const campaign = await deps.em.findOneOrFail(Campaign, { notificationId: input.notificationId });
   const due = await pendingRows(deps.em, { scope: { kind: 'campaign-held', notificationId: input.notificationId }, range: wholeRange, resumeAfter: input.resumeAfter });
-  const outcome = await deliverPushes(deps, {
-    sources: [due],
-    notification: await loadPushContent(deps.em, input.notificationId),
-    data: {},
-    throttle: campaign.ratePerMinute ? campaignThrottle(deps.em, input.notificationId, campaign.ratePerMinute) : undefined,
-    cap: await appCapGate(deps.em, campaign.appId, { enforce: true }),
-  });
+  const outcome = await deliverPushes(deps, { sources: [due], ...(await campaignControls(deps.em, campaign)) });
   return { ...outcome, nextDue: await nextHeldPush(deps.em, input.notificationId) };
+}
+
+/** What every wave of a campaign's pushes goes with: the message, the send's throttle and the app's frequency cap. */
+async function campaignControls(em: EntityManager, campaign: Campaign) {
+  return {
+    notification: await loadPushContent(em, campaign.notificationId),
+    data: {},
+    throttle: campaign.ratePerMinute ? campaignThrottle(em, campaign.notificationId, campaign.ratePerMinute) : undefined,
+    cap: await appCapGate(em, campaign.appId, { enforce: true }),
+  };
 }
 
 /** When the campaign's next push held by quiet hours is due (epoch ms), or null when none is held. */
