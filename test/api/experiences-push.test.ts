@@ -1,18 +1,28 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newAccount } from '../support/api.ts';
-import { createMessage, pushesOf } from '../support/campaigns.ts';
+import { createMessage, pushesOf, startFcmSendPath, type FcmSendPath } from '../support/campaigns.ts';
 import { registerDevices } from '../support/devices.ts';
 import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
-import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
+import { directEvent, newConnection, postSigned, type ConnectionFixture } from '../support/ingest.ts';
 
 // A flow's push node through the running service: an event starts a run whose push node sends a message to the
-// person's devices (the suite's worker sends through the log provider, which answers each push `sent`), and the
-// run's path records the outcome. Publishing checks the node's message.
+// person's devices, and the run's path records the outcome. The sending tests post their events to the API instance
+// of a send path to a fake FCM (an event is relayed on the task queue of the API that accepted it, so its ingest
+// batch and the run it starts are on that path's worker, PUSH_PROVIDER=fcm): the fake tells what each device got.
+// Publishing checks the node's message.
 
 const pushFlow = (notificationId: string, more: Record<string, unknown> = {}) =>
   flow({ nodes: [{ id: 'nudge', type: 'push', notificationId, next: 'done' }, { id: 'done', type: 'exit' }], ...more });
 
-describe('a flow push node', () => {
+describe('a flow push node, sending to FCM', () => {
+  let path: FcmSendPath;
+  beforeAll(async () => {
+    path = await startFcmSendPath({ fake: { keepBodies: true } });
+  });
+  afterAll(() => path?.stop());
+  /** Posts a direct event to the path's API instance. */
+  const post = (connection: ConnectionFixture, event: Record<string, unknown>) => postSigned(connection, directEvent(event), { baseUrl: path.apiUrl });
+
   it('sends the message to each subscribed device of an identified person, and records no device for an anonymous one', { timeout: 60_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
@@ -25,8 +35,8 @@ describe('a flow push node', () => {
     const message = await createMessage(account, { type: 'PUSH' });
     const experience = await publishedExperience(account, pushFlow(message.id));
 
-    expect((await postSigned(connection, directEvent({ eventType: 'signup', clientUserId: 'u_push_1' }))).status).toBe(202);
-    expect((await postSigned(connection, directEvent({ eventType: 'signup' }))).status).toBe(202);
+    expect((await post(connection, { eventType: 'signup', clientUserId: 'u_push_1' })).status).toBe(202);
+    expect((await post(connection, { eventType: 'signup' })).status).toBe(202);
     const runs = await waitForRuns(account, experience.experienceId, (all) => all.length === 2 && all.every((run) => run.status === 'completed'), 30_000);
     const identified = runs.find((run) => run.clientUserId === 'u_push_1')!;
     const anonymous = runs.find((run) => run.clientUserId === null)!;
@@ -36,6 +46,14 @@ describe('a flow push node', () => {
     const pushes = await pushesOf(account, message.id);
     expect(pushes.map((push) => push.deviceId).sort()).toEqual([devices.get('push-node-a'), devices.get('push-node-b')].sort());
     expect(pushes.every((push) => push.source === 'flow' && push.status === 'sent')).toBe(true);
+    // At FCM: each subscribed device of the person once, carrying its push's send id; nobody else's device.
+    const sendIdOfDevice = new Map(pushes.map((push) => [push.deviceId, push.sendId]));
+    for (const token of ['push-node-a', 'push-node-b']) {
+      expect(path.fake.countFor(token)).toBe(1);
+      const [received] = path.fake.bodies().filter((send) => send.token === token);
+      expect(received!.message.data).toMatchObject({ notificationId: message.id, sendId: sendIdOfDevice.get(devices.get(token)) });
+    }
+    for (const token of ['push-node-c', 'push-node-d']) expect(path.fake.countFor(token)).toBe(0);
   });
 
   it('keeps the app’s frequency cap: a person already capped is recorded capped', { timeout: 60_000 }, async () => {
@@ -45,12 +63,16 @@ describe('a flow push node', () => {
     await registerDevices(account, [{ token: 'push-cap-a', platform: 'ios', clientUserId: 'u_cap' }]);
     const message = await createMessage(account, { type: 'PUSH' });
     const experience = await publishedExperience(account, pushFlow(message.id, { entry: { reentry: 'always' } }));
-    expect((await postSigned(connection, directEvent({ eventType: 'signup', clientUserId: 'u_cap' }))).status).toBe(202);
+    expect((await post(connection, { eventType: 'signup', clientUserId: 'u_cap' })).status).toBe(202);
     await waitForRuns(account, experience.experienceId, (all) => all.length === 1 && all[0].status === 'completed', 30_000);
-    expect((await postSigned(connection, directEvent({ eventType: 'signup', clientUserId: 'u_cap' }))).status).toBe(202);
+    expect((await post(connection, { eventType: 'signup', clientUserId: 'u_cap' })).status).toBe(202);
     const runs = await waitForRuns(account, experience.experienceId, (all) => all.length === 2 && all.every((run) => run.status === 'completed'), 30_000);
     expect(runs.map((run) => run.path[0].outcome).sort()).toEqual(['capped', 'sent to 1 device']);
+    expect(path.fake.countFor('push-cap-a')).toBe(1);
   });
+});
+
+describe('a flow push node at publish', () => {
 
   it('is refused at publish when its message is unknown, another account’s, or not READY', async () => {
     const account = await newAccount();

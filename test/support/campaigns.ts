@@ -103,6 +103,8 @@ export interface FcmSendPath {
   /** The Firebase project the path's service account names: its pace is the `push_pace` row `fcm:<projectId>`. */
   projectId: string;
   taskQueue: string;
+  /** The path's API instance: an event posted to it is relayed on the path's queue, so the runs it starts run there. */
+  apiUrl: string;
   /** The first worker; `startWorker` starts another. */
   worker: ChildProcess;
   /** `account` calling this path's API instance, so that what it schedules and test-sends runs on this path's worker. */
@@ -151,7 +153,7 @@ export async function startFcmSendPath(options: { fake?: Partial<FakeFcmOptions>
     const api = await startApiInstance({ taskQueue });
     cleanups.push(() => api.stop());
     const worker = await startWorker();
-    return { fake, projectId, taskQueue, worker, via: (caller) => ({ ...caller, baseUrl: api.url }), startWorker, stop };
+    return { fake, projectId, taskQueue, apiUrl: api.url, worker, via: (caller) => ({ ...caller, baseUrl: api.url }), startWorker, stop };
   } catch (error) {
     await stop();
     throw error;
