@@ -1,26 +1,26 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatPlayTime } from '../../src/domain/abtests/play-time.ts';
-import { call, newAccount, type TestAccount } from '../support/api.ts';
+import { call, newAccount } from '../support/api.ts';
 import { registerDevices, newSegment } from '../support/devices.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
-import { createMessage } from '../support/campaigns.ts';
+import { createMessage, startFcmSendPath, type Caller, type FcmSendPath } from '../support/campaigns.ts';
 import { newMessage } from '../support/jobs.ts';
 import { until } from '../support/wait.ts';
 
-const as = (account: TestAccount) => ({ token: account.apiKey });
-const get = async (account: TestAccount, id: string) => ok(await call('GET', `/abtest/get?id=${id}`, as(account)));
-const update = (account: TestAccount, body: Record<string, unknown>) => call('PUT', '/abtest/update', { ...as(account), body });
-const action = (account: TestAccount, verb: 'validate' | 'schedule' | 'cancel', id: string, method = 'POST') =>
+const as = (account: Caller) => ({ token: account.apiKey, baseUrl: account.baseUrl });
+const get = async (account: Caller, id: string) => ok(await call('GET', `/abtest/get?id=${id}`, as(account)));
+const update = (account: Caller, body: Record<string, unknown>) => call('PUT', '/abtest/update', { ...as(account), body });
+const action = (account: Caller, verb: 'validate' | 'schedule' | 'cancel', id: string, method = 'POST') =>
   call(method, `/abtest/${verb}?id=${id}&appId=${account.appId}`, as(account));
 /** A playTime `seconds` from now, written with a +01:00 offset the way the spec writes it. */
 const playTimeIn = (seconds: number) => formatPlayTime(new Date(Date.now() + seconds * 1000), 60);
 
 /** Polls the test until the predicate holds. */
-const waitForTest = (account: TestAccount, id: string, predicate: (test: any) => boolean, timeoutMs = 120_000): Promise<any> =>
+const waitForTest = (account: Caller, id: string, predicate: (test: any) => boolean, timeoutMs = 120_000): Promise<any> =>
   until(`A/B test ${id} to match`, () => get(account, id), predicate, { timeoutMs, intervalMs: 250 });
 
-const sendsOf = async (account: TestAccount, id: string, arm: string) => ok(await call('GET', `/push/sends?abTestId=${id}&arm=${arm}&limit=100`, as(account))).items;
+const sendsOf = async (account: Caller, id: string, arm: string) => ok(await call('GET', `/push/sends?abTestId=${id}&arm=${arm}&limit=100`, as(account))).items;
 
 /** An account with 20 devices: 12 in the segment `group = test`, 5 in `group = small`, 3 in neither. */
 async function audience() {
@@ -36,7 +36,7 @@ async function audience() {
   return { account, segment, small, messageA, messageB };
 }
 
-async function newTest(account: TestAccount, fields: Record<string, unknown>): Promise<any> {
+async function newTest(account: Caller, fields: Record<string, unknown>): Promise<any> {
   const created = ok(await call('POST', '/abtest/create', { ...as(account), body: { appId: account.appId, abTestName: 'Copy test', ...fields } }), 201);
   return created;
 }
@@ -88,54 +88,6 @@ describe('A/B tests', () => {
     expect((await get(account, created.id)).results.arms.A.clicks).toBe(0);
     expectError(await action(account, 'cancel', created.id), 409, 'invalid_state');
     expectError(await update(account, { id: created.id, abTestName: 'late' }), 409, 'invalid_state');
-  });
-
-  it('decides by conversions when asked: the arm with the purchases wins, though the other has the clicks', { timeout: 180_000 }, async () => {
-    const account = await newAccount();
-    const ids = await registerDevices(
-      account,
-      Array.from({ length: 12 }, (_, index) => ({ token: `conv-${index}`, platform: 'ios', clientUserId: `buyer-${index}`, attributes: { group: 'conv' } })),
-    );
-    const personOf = new Map([...ids].map(([token, id]) => [id, token.replace('conv-', 'buyer-')]));
-    const segment = await newSegment(account, { all: [{ field: 'attributes.group', op: 'eq', value: 'conv' }] });
-    const conversion = { eventType: 'purchase', withinHours: 72 };
-    const [messageA, messageB] = [await createMessage(account, { type: 'PUSH', conversion }), await createMessage(account, { type: 'PUSH', conversion })];
-    expect(messageA.conversion).toEqual(conversion);
-    const created = await newTest(account, { filterId: segment.id, expiry: 1, winnerMetric: 'conversion' });
-    expect(created.winnerMetric).toBe('conversion');
-    ok(await update(account, { id: created.id, templateIdA: messageA.id, templateIdB: messageB.id, playTime: playTimeIn(4), testPercent: 50 }));
-    ok(await action(account, 'validate', created.id));
-    ok(await action(account, 'schedule', created.id));
-    await waitForTest(account, created.id, (test) => test.state === 'RUNNING' && test.results?.arms.A.sent === 3 && test.results?.arms.B.sent === 3);
-    const [sendsA, sendsB] = [await sendsOf(account, created.id, 'A'), await sendsOf(account, created.id, 'B')];
-
-    // Two clicks on A: A leads on click-through. Purchases by two of B's people (one of them twice: one conversion)
-    // and by someone outside the test: B leads on conversions.
-    for (const send of sendsA.slice(0, 2)) ok(await call('POST', '/push/click', { ...as(account), body: { sendId: send.sendId } }));
-    const connection = await newConnection(account);
-    const buyers = [personOf.get(sendsB[0].deviceId), personOf.get(sendsB[1].deviceId), personOf.get(sendsB[0].deviceId), 'not-in-the-test'];
-    for (const clientUserId of buyers) {
-      const purchase = directEvent({ eventType: 'purchase', clientUserId });
-      expect((await postSigned(connection, purchase)).status).toBe(202);
-      await waitForEvent(account, purchase.messageId, 'PROCESSED');
-    }
-    expect((await get(account, created.id)).results).toMatchObject({ arms: { A: { clicks: 2, conversions: 0 }, B: { clicks: 0, conversions: 2 } } });
-
-    const done = await waitForTest(account, created.id, (test) => test.state === 'COMPLETED');
-    expect(done).toMatchObject({
-      winner: 'B',
-      results: {
-        winner: 'B',
-        metric: 'conversion',
-        arms: { A: { clicks: 2, conversions: 0, conversionRate: 0 }, B: { clicks: 0, ctr: 0, conversions: 2 } },
-        remainder: { devices: 6, sent: 6 },
-      },
-    });
-    expect(done.results.arms.A.ctr).toBeCloseTo(2 / 3);
-    expect(done.results.arms.B.conversionRate).toBeCloseTo(2 / 3);
-    const converted = (await sendsOf(account, created.id, 'B')).filter((send: any) => send.convertedAt !== null);
-    expect(converted.map((send: any) => send.deviceId).sort()).toEqual([sendsB[0].deviceId, sendsB[1].deviceId].sort());
-    expect((await sendsOf(account, created.id, 'remainder')).every((send: any) => send.notificationId === messageB.id)).toBe(true);
   });
 
   it('returns a validated or scheduled test to NEW on any change, and reschedules it', { timeout: 60_000 }, async () => {
@@ -217,5 +169,73 @@ describe('A/B tests', () => {
       expect(detail!.message).not.toMatch(/pattern|\\d|\/\^/);
     }
     expect((await get(account, test.id)).playTime).toBe('2026-11-20T09:00:00.000+0000');
+  });
+});
+
+describe('A/B tests sending to FCM, decided by conversions', () => {
+  let path: FcmSendPath;
+  beforeAll(async () => {
+    path = await startFcmSendPath({ fake: { keepBodies: true } });
+  });
+  afterAll(() => path?.stop());
+  /** The ids of the messages the fake got for each of `tokens`, by token. */
+  const receivedBy = (tokens: string[]) =>
+    new Map(tokens.map((token) => [token, path.fake.bodies().filter((send) => send.token === token).map((send) => send.message.data?.notificationId)]));
+
+  it('decides by conversions when asked: the arm with the purchases wins, though the other has the clicks', { timeout: 180_000 }, async () => {
+    const account = path.via(await newAccount());
+    const ids = await registerDevices(
+      account,
+      Array.from({ length: 12 }, (_, index) => ({ token: `conv-${index}`, platform: 'ios', clientUserId: `buyer-${index}`, attributes: { group: 'conv' } })),
+    );
+    const personOf = new Map([...ids].map(([token, id]) => [id, token.replace('conv-', 'buyer-')]));
+    const segment = await newSegment(account, { all: [{ field: 'attributes.group', op: 'eq', value: 'conv' }] });
+    const conversion = { eventType: 'purchase', withinHours: 72 };
+    const [messageA, messageB] = [await createMessage(account, { type: 'PUSH', conversion }), await createMessage(account, { type: 'PUSH', conversion })];
+    expect(messageA.conversion).toEqual(conversion);
+    const created = await newTest(account, { filterId: segment.id, expiry: 1, winnerMetric: 'conversion' });
+    expect(created.winnerMetric).toBe('conversion');
+    ok(await update(account, { id: created.id, templateIdA: messageA.id, templateIdB: messageB.id, playTime: playTimeIn(4), testPercent: 50 }));
+    ok(await action(account, 'validate', created.id));
+    ok(await action(account, 'schedule', created.id));
+    await waitForTest(account, created.id, (test) => test.state === 'RUNNING' && test.results?.arms.A.sent === 3 && test.results?.arms.B.sent === 3);
+    const [sendsA, sendsB] = [await sendsOf(account, created.id, 'A'), await sendsOf(account, created.id, 'B')];
+
+    // Two clicks on A: A leads on click-through. Purchases by two of B's people (one of them twice: one conversion)
+    // and by someone outside the test: B leads on conversions.
+    for (const send of sendsA.slice(0, 2)) ok(await call('POST', '/push/click', { ...as(account), body: { sendId: send.sendId } }));
+    const connection = await newConnection(account);
+    const buyers = [personOf.get(sendsB[0].deviceId), personOf.get(sendsB[1].deviceId), personOf.get(sendsB[0].deviceId), 'not-in-the-test'];
+    for (const clientUserId of buyers) {
+      const purchase = directEvent({ eventType: 'purchase', clientUserId });
+      expect((await postSigned(connection, purchase, { baseUrl: path.apiUrl })).status).toBe(202);
+      await waitForEvent(account, purchase.messageId, 'PROCESSED');
+    }
+    expect((await get(account, created.id)).results).toMatchObject({ arms: { A: { clicks: 2, conversions: 0 }, B: { clicks: 0, conversions: 2 } } });
+
+    const done = await waitForTest(account, created.id, (test) => test.state === 'COMPLETED');
+    expect(done).toMatchObject({
+      winner: 'B',
+      results: {
+        winner: 'B',
+        metric: 'conversion',
+        arms: { A: { clicks: 2, conversions: 0, conversionRate: 0 }, B: { clicks: 0, ctr: 0, conversions: 2 } },
+        remainder: { devices: 6, sent: 6 },
+      },
+    });
+    expect(done.results.arms.A.ctr).toBeCloseTo(2 / 3);
+    expect(done.results.arms.B.conversionRate).toBeCloseTo(2 / 3);
+    const converted = (await sendsOf(account, created.id, 'B')).filter((send: any) => send.convertedAt !== null);
+    expect(converted.map((send: any) => send.deviceId).sort()).toEqual([sendsB[0].deviceId, sendsB[1].deviceId].sort());
+    const remainder = await sendsOf(account, created.id, 'remainder');
+    expect(remainder.every((send: any) => send.notificationId === messageB.id)).toBe(true);
+
+    // At FCM: each device of the segment got one push, its arm's message, or the winner's for the remainder.
+    const tokenOf = new Map([...ids].map(([token, id]) => [id, token]));
+    const expected = new Map<string, string[]>();
+    for (const send of sendsA) expected.set(tokenOf.get(send.deviceId)!, [messageA.id]);
+    for (const send of [...sendsB, ...remainder]) expected.set(tokenOf.get(send.deviceId)!, [messageB.id]);
+    expect(expected.size).toBe(12);
+    expect(receivedBy([...ids.keys()])).toEqual(expected);
   });
 });
