@@ -24,13 +24,16 @@
  * 6. Advancing live runs: CLIENTS clients post, for one shopper after another, a `checkout` (the run's waitForEvent
  *    takes it) and a `purchase` (its goal ends the run), side by side, for DURATION_S or until the shoppers run out.
  *    Events routed per second, and the later post → `experience.goal.reached` receipt per shopper.
- * 7. The Temporal floor (one workflow, one activity per unit) on the same server.
+ * 7. The Temporal floor (one workflow, one activity per unit) on the same server, and the hand-over floor:
+ *    HANDOVER_RUNS bare runs left waiting, each then handed a checkout and a purchase in one signal, on which it ends
+ *    (a worker caching as many runs as the service's): what any design that keeps each live run a workflow pays per
+ *    advance before doing any work. Advancing is also divided by it (two events per hand-over).
  *
  * Phases 5 and 6 also print what each routed event cost: workflow tasks, activities, local activities and history
  * events (read from the histories of the runs the phase started or closed), and CPU ms of the dev server, the
  * worker, PostgreSQL and the API. Ratios: routed/s over ingest accepted/s, flow latency over delivery latency,
  * routed/s over the floor. Figures go to stdout (the last line is one JSON object), progress to stderr. Optional
- * environment: EXPERIENCES (100), RUNS (10000), ADVANCE_RUNS (4000), DURATION_S (15), CLIENTS (16), DELIVERIES
+ * environment: EXPERIENCES (100), RUNS (10000), ADVANCE_RUNS (4000), HANDOVER_RUNS (2000), DURATION_S (15), CLIENTS (16), DELIVERIES
  * (200), CONCURRENCY (16), SOLO (20), SETTLE_TIMEOUT_S (900), TEMPORAL_DB=memory|file (file for RUNS=100000:
  * in memory the dev server keeps every open run's history resident), DATABASE_URL, LOG_LEVEL; for experiments,
  * WORKER_NODE_OPTIONS (NODE_OPTIONS of the worker process, e.g. --cpu-prof).
@@ -65,12 +68,14 @@ import { cpuSpent, readCpu, type CpuReading } from './support/process-cpu.ts';
 import { runBench, startBenchApiProcess, startBenchWorkerProcess, startStack, type BenchContext } from './support/stack.ts';
 import { temporalCostSince, totalCost, type TemporalCost } from './support/temporal-cost.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
-import { measureTemporalFloor } from './support/temporal-floor.ts';
+import { measureHandOverFloor, measureTemporalFloor } from './support/temporal-floor.ts';
+import { cachedWorkflowsPerWorker } from '../src/temporal/worker.ts';
 import { temporalDbOption, temporalStore } from './support/temporal-store.ts';
 
 const EXPERIENCES = positiveInt('EXPERIENCES', 100, 3);
 const RUNS = positiveInt('RUNS', 10_000);
 const ADVANCE_RUNS = positiveInt('ADVANCE_RUNS', 4000);
+const HANDOVER_RUNS = positiveInt('HANDOVER_RUNS', 2000);
 const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? '';
 const DURATION_S = positiveInt('DURATION_S', 15);
 const CLIENTS = positiveInt('CLIENTS', 16);
@@ -503,6 +508,16 @@ async function main(context: BenchContext): Promise<number> {
   // --- 7. The Temporal floor -----------------------------------------------------------------------------------
   progress('measuring the Temporal floor');
   const floor = await measureTemporalFloor({ address: settings.temporalAddress, namespace, units: 300, concurrency: CLIENTS });
+  progress(`measuring the hand-over floor: ${HANDOVER_RUNS} waiting runs, ${cachedWorkflowsPerWorker} cached`);
+  const handOver = await measureHandOverFloor({
+    address: settings.temporalAddress,
+    namespace,
+    units: HANDOVER_RUNS,
+    concurrency: CLIENTS,
+    cachedWorkflows: cachedWorkflowsPerWorker,
+  });
+  /** Events per hand-over: a shopper's checkout and purchase, handed over together. */
+  const handOverEvents = 2;
 
   // --- Report --------------------------------------------------------------------------------------------------
   const ms = (value: number) => fmt(value, 1);
@@ -528,6 +543,7 @@ async function main(context: BenchContext): Promise<number> {
   out(`| flows, one event in flight: post → experience.action receipt | ${soloFlowLatency.count} | – | ${ms(soloFlowLatency.p50)} | ${ms(soloFlowLatency.p99)} | ${ms(soloFlowLatency.max)} |`);
   out(`| delivery, one event in flight: publish → receipt | ${soloDeliveryLatency.count} | – | ${ms(soloDeliveryLatency.p50)} | ${ms(soloDeliveryLatency.p99)} | ${ms(soloDeliveryLatency.max)} |`);
   out(`| Temporal floor (one workflow, one activity) | ${floor.units} | ${fmt(floor.perSecond, 1)} runs/s | ${ms(floor.p50)} | ${ms(floor.p99)} | – |`);
+  out(`| hand-over floor (a waiting run handed 2 events in one signal, ends) | ${handOver.units} | ${fmt(handOver.perSecond, 1)} runs/s | ${ms(handOver.p50)} | ${ms(handOver.p99)} | – |`);
   out();
   out('One event in flight, where the time goes (median ms of each stage)');
   for (const [stage, ms] of soloStages) out(`  ${stage.padEnd(40)} ${fmt(ms, 1)}`);
@@ -540,6 +556,8 @@ async function main(context: BenchContext): Promise<number> {
   out(`  routed/s over ingest accepted/s      ${fmt(routedPerSecond / ingestPerSecond, 3)}`);
   out(`  routed/s over the floor              ${fmt(routedPerSecond / floor.perSecond, 3)}`);
   out(`  advancing/s over the floor           ${fmt(advancePerSecond / floor.perSecond, 3)}`);
+  out(`  hand-over floor over the floor       ${fmt((handOver.perSecond * handOverEvents) / floor.perSecond, 3)} (events/s, ${handOverEvents} per hand-over)`);
+  out(`  advancing/s over the hand-over floor ${fmt(advancePerSecond / (handOver.perSecond * handOverEvents), 3)}`);
   out(`  one in flight: flow over delivery   p50 ${fmt(soloFlowLatency.p50 / soloDeliveryLatency.p50, 2)}x, p99 ${fmt(soloFlowLatency.p99 / soloDeliveryLatency.p99, 2)}x`);
   out(`  under load: flow over delivery       p50 ${fmt(flowLatency.p50 / deliveryLatency.p50, 2)}x, p99 ${fmt(flowLatency.p99 / deliveryLatency.p99, 2)}x`);
   out(
@@ -568,6 +586,9 @@ async function main(context: BenchContext): Promise<number> {
       advancePerSecond,
       advanceRatioToFloor: advancePerSecond / floor.perSecond,
       advanceP50Ms: advanceLatency.p50,
+      handOverFloor: handOver.perSecond,
+      handOverEventsRatioToFloor: (handOver.perSecond * handOverEvents) / floor.perSecond,
+      advanceRatioToHandOverFloor: advancePerSecond / (handOver.perSecond * handOverEvents),
       actionP50Ms: flowLatency.p50,
       actionP99Ms: flowLatency.p99,
       deliveryP50Ms: deliveryLatency.p50,
