@@ -23,7 +23,8 @@
  *    `experience.action` receipt per event (which, with acceptance far faster than processing, is mostly queueing).
  * 6. Advancing live runs: CLIENTS clients post, for one shopper after another, a `checkout` (the run's waitForEvent
  *    takes it) and a `purchase` (its goal ends the run), side by side, for DURATION_S or until the shoppers run out.
- *    Events routed per second, and the later post → `experience.goal.reached` receipt per shopper.
+ *    Events routed per second, the later post → `experience.goal.reached` receipt per shopper, and runs ended on
+ *    their goal per second (first post → last goal receipt).
  * 7. The Temporal floor (one workflow, one activity per unit) on the same server, and the hand-over floor:
  *    HANDOVER_RUNS bare runs left waiting, each then handed a checkout and a purchase in one signal, on which it ends
  *    (a worker caching as many runs as the service's): what any design that keeps each live run a workflow pays per
@@ -482,6 +483,9 @@ async function main(context: BenchContext): Promise<number> {
   const goalReceipts = receiptsByPerson(advanceRecording, 'experience.goal.reached');
   const advanceLatency = latencyFigures(fullyPosted.flatMap((shopper) => (goalReceipts.has(shopper) ? [goalReceipts.get(shopper)! - advanced.get(shopper)!.lastPostedAt] : [])));
   const advanceLost = fullyPosted.filter((shopper) => !goalReceipts.has(shopper)).length;
+  // End to end: runs moved to their goal per second, from the first post to the last goal receipt (routing is ahead
+  // of the runs under this load, so routed/s alone does not say how fast runs move).
+  const advanceEndedPerSecond = goalReceipts.size / ((Math.max(...goalReceipts.values()) - advanceStarted) / 1000);
   await waitForQuiet(stack.temporal.client, signal);
   // A run records its end after it has published its goal, which may arrive first: wait for the ends too.
   let endedByGoal = 0;
@@ -558,6 +562,7 @@ async function main(context: BenchContext): Promise<number> {
   out(`  advancing/s over the floor           ${fmt(advancePerSecond / floor.perSecond, 3)}`);
   out(`  hand-over floor over the floor       ${fmt((handOver.perSecond * handOverEvents) / floor.perSecond, 3)} (events/s, ${handOverEvents} per hand-over)`);
   out(`  advancing/s over the hand-over floor ${fmt(advancePerSecond / (handOver.perSecond * handOverEvents), 3)}`);
+  out(`  advanced runs ended/s (first post → last goal receipt) ${fmt(advanceEndedPerSecond, 1)}: over the hand-over floor ${fmt(advanceEndedPerSecond / handOver.perSecond, 3)}, its events over the floor ${fmt((advanceEndedPerSecond * handOverEvents) / floor.perSecond, 3)}`);
   out(`  one in flight: flow over delivery   p50 ${fmt(soloFlowLatency.p50 / soloDeliveryLatency.p50, 2)}x, p99 ${fmt(soloFlowLatency.p99 / soloDeliveryLatency.p99, 2)}x`);
   out(`  under load: flow over delivery       p50 ${fmt(flowLatency.p50 / deliveryLatency.p50, 2)}x, p99 ${fmt(flowLatency.p99 / deliveryLatency.p99, 2)}x`);
   out(
@@ -586,6 +591,8 @@ async function main(context: BenchContext): Promise<number> {
       advancePerSecond,
       advanceRatioToFloor: advancePerSecond / floor.perSecond,
       advanceP50Ms: advanceLatency.p50,
+      advanceEndedPerSecond,
+      advanceEndedRatioToHandOverFloor: advanceEndedPerSecond / handOver.perSecond,
       handOverFloor: handOver.perSecond,
       handOverEventsRatioToFloor: (handOver.perSecond * handOverEvents) / floor.perSecond,
       advanceRatioToHandOverFloor: advancePerSecond / (handOver.perSecond * handOverEvents),
