@@ -64,7 +64,9 @@ import { createJsonClient } from './support/json-client.ts';
 import { medianStages, type TracedEvent } from './support/flow-stages.ts';
 import { machineLines } from './support/machine.ts';
 import { Recording, startBenchReceiver } from './support/receiver.ts';
-import { processMemoryMiB } from './support/memory.ts';
+import { processMemoryMiB, sampleMemoryPeak } from './support/memory.ts';
+import { freePort } from '../src/dev/free-port.ts';
+import { metricPrefix } from '../src/metrics/registry.ts';
 import { cpuSpent, readCpu, type CpuReading } from './support/process-cpu.ts';
 import { runBench, startBenchApiProcess, startBenchWorkerProcess, startStack, type BenchContext } from './support/stack.ts';
 import { temporalCostSince, totalCost, type TemporalCost } from './support/temporal-cost.ts';
@@ -275,11 +277,16 @@ async function main(context: BenchContext): Promise<number> {
   await writeFile(caFile, certificate.cert);
   teardown.add('CA file', () => rm(caFile, { force: true }));
   progress('starting the worker and the API, each in a process of its own');
+  const workerMetricsPort = await freePort();
   const worker = await startBenchWorkerProcess(context, stack, {
+    METRICS_PORT: String(workerMetricsPort),
     NODE_EXTRA_CA_CERTS: caFile,
     OUTBOUND_ALLOW_CIDRS: allowCidrs,
     ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
   });
+  // The worker's memory at its highest sample, heap against native, to say what a peak is made of.
+  const workerMemory = sampleMemoryPeak(`http://127.0.0.1:${workerMetricsPort}/metrics`, metricPrefix);
+  teardown.add('worker memory sampler', async () => workerMemory.stop());
   const api = await startBenchApiProcess(context, stack, { INGEST_RATE_LIMIT_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BURST: '1000000' });
   const processes = new Map([
     [worker.pid!, 'worker'],
@@ -571,6 +578,13 @@ async function main(context: BenchContext): Promise<number> {
   );
   out(`  worker peak RSS ${fmt(workerPeakRssMiB, 0)} MiB${WORKER_NODE_OPTIONS ? ` (worker NODE_OPTIONS ${WORKER_NODE_OPTIONS})` : ''}`);
   out(`  worker peak RSS so far, after ${peakAfter.map(([phase, mib]) => `${phase} ${fmt(mib, 0)} MiB`).join(', ')}`);
+  const atPeak = workerMemory.highest();
+  if (atPeak) {
+    out(
+      `  worker at its highest sample (every 2 s): RSS ${fmt(atPeak.rssMiB, 0)} MiB = heap ${fmt(atPeak.heapTotalMiB, 0)} (${fmt(atPeak.heapUsedMiB, 0)} used) ` +
+        `+ external ${fmt(atPeak.externalMiB, 0)} + other (code, the SDK's native core) ${fmt(atPeak.otherMiB, 0)}`,
+    );
+  }
   out();
   for (const line of await machineLines(sql, loadAtStart, temporalStore)) out(line);
   out(
@@ -610,6 +624,7 @@ async function main(context: BenchContext): Promise<number> {
       latencyRatioP99: flowLatency.p99 / deliveryLatency.p99,
       workerPeakRssMiB,
       workerPeakRssAfterMiB: Object.fromEntries(peakAfter),
+      workerHighestSampleMiB: atPeak ?? null,
       workflowTasksPerEvent: flowCost.workflowTasks,
       activitiesPerEvent: flowCost.activities,
       localActivitiesPerEvent: flowCost.localActivities,
