@@ -71,7 +71,7 @@ import { cpuSpent, readCpu, type CpuReading } from './support/process-cpu.ts';
 import { runBench, startBenchApiProcess, startBenchWorkerProcess, startStack, type BenchContext } from './support/stack.ts';
 import { temporalCostSince, totalCost, type TemporalCost } from './support/temporal-cost.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
-import { measureHandOverFloor, measureTemporalFloor } from './support/temporal-floor.ts';
+import { handOverEventTypes, measureHandOverFloor, measureTemporalFloor } from './support/temporal-floor.ts';
 import { cachedWorkflowsPerWorker } from '../src/temporal/worker.ts';
 import { temporalDbOption, temporalStore } from './support/temporal-store.ts';
 
@@ -527,8 +527,8 @@ async function main(context: BenchContext): Promise<number> {
     concurrency: CLIENTS,
     cachedWorkflows: cachedWorkflowsPerWorker,
   });
-  /** Events per hand-over: a shopper's checkout and purchase, handed over together. */
-  const handOverEvents = 2;
+  /** The hand-over floor in events (a shopper's checkout and purchase, handed over together), as advancing counts. */
+  const handOverEventsPerSecond = handOver.perSecond * handOverEventTypes.length;
 
   // --- Report --------------------------------------------------------------------------------------------------
   const ms = (value: number) => fmt(value, 1);
@@ -554,7 +554,7 @@ async function main(context: BenchContext): Promise<number> {
   out(`| flows, one event in flight: post → experience.action receipt | ${soloFlowLatency.count} | – | ${ms(soloFlowLatency.p50)} | ${ms(soloFlowLatency.p99)} | ${ms(soloFlowLatency.max)} |`);
   out(`| delivery, one event in flight: publish → receipt | ${soloDeliveryLatency.count} | – | ${ms(soloDeliveryLatency.p50)} | ${ms(soloDeliveryLatency.p99)} | ${ms(soloDeliveryLatency.max)} |`);
   out(`| Temporal floor (one workflow, one activity) | ${floor.units} | ${fmt(floor.perSecond, 1)} runs/s | ${ms(floor.p50)} | ${ms(floor.p99)} | – |`);
-  out(`| hand-over floor (a waiting run handed 2 events in one signal, ends) | ${handOver.units} | ${fmt(handOver.perSecond, 1)} runs/s | ${ms(handOver.p50)} | ${ms(handOver.p99)} | – |`);
+  out(`| hand-over floor (a waiting run handed ${handOverEventTypes.length} events in one signal, ends) | ${handOver.units} | ${fmt(handOver.perSecond, 1)} runs/s | ${ms(handOver.p50)} | ${ms(handOver.p99)} | – |`);
   out();
   out('One event in flight, where the time goes (median ms of each stage)');
   for (const [stage, ms] of soloStages) out(`  ${stage.padEnd(40)} ${fmt(ms, 1)}`);
@@ -567,9 +567,9 @@ async function main(context: BenchContext): Promise<number> {
   out(`  routed/s over ingest accepted/s      ${fmt(routedPerSecond / ingestPerSecond, 3)}`);
   out(`  routed/s over the floor              ${fmt(routedPerSecond / floor.perSecond, 3)}`);
   out(`  advancing/s over the floor           ${fmt(advancePerSecond / floor.perSecond, 3)}`);
-  out(`  hand-over floor over the floor       ${fmt((handOver.perSecond * handOverEvents) / floor.perSecond, 3)} (events/s, ${handOverEvents} per hand-over)`);
-  out(`  advancing/s over the hand-over floor ${fmt(advancePerSecond / (handOver.perSecond * handOverEvents), 3)}`);
-  out(`  advanced runs ended/s (first post → last goal receipt) ${fmt(advanceEndedPerSecond, 1)}: over the hand-over floor ${fmt(advanceEndedPerSecond / handOver.perSecond, 3)}, its events over the floor ${fmt((advanceEndedPerSecond * handOverEvents) / floor.perSecond, 3)}`);
+  out(`  hand-over floor over the floor       ${fmt(handOverEventsPerSecond / floor.perSecond, 3)} (events/s, ${handOverEventTypes.length} per hand-over)`);
+  out(`  advancing/s over the hand-over floor ${fmt(advancePerSecond / handOverEventsPerSecond, 3)}`);
+  out(`  advanced runs ended/s (first post → last goal receipt) ${fmt(advanceEndedPerSecond, 1)}: over the hand-over floor ${fmt(advanceEndedPerSecond / handOver.perSecond, 3)}, its events over the floor ${fmt((advanceEndedPerSecond * handOverEventTypes.length) / floor.perSecond, 3)}`);
   out(`  one in flight: flow over delivery   p50 ${fmt(soloFlowLatency.p50 / soloDeliveryLatency.p50, 2)}x, p99 ${fmt(soloFlowLatency.p99 / soloDeliveryLatency.p99, 2)}x`);
   out(`  under load: flow over delivery       p50 ${fmt(flowLatency.p50 / deliveryLatency.p50, 2)}x, p99 ${fmt(flowLatency.p99 / deliveryLatency.p99, 2)}x`);
   out(
@@ -582,7 +582,7 @@ async function main(context: BenchContext): Promise<number> {
   if (atPeak) {
     out(
       `  worker at its highest sample (every 2 s): RSS ${fmt(atPeak.rssMiB, 0)} MiB = heap ${fmt(atPeak.heapTotalMiB, 0)} (${fmt(atPeak.heapUsedMiB, 0)} used) ` +
-        `+ external ${fmt(atPeak.externalMiB, 0)} + other (code, the SDK's native core) ${fmt(atPeak.otherMiB, 0)}`,
+        `+ external ${fmt(atPeak.externalMiB, 0)} + other (the workflow threads' heaps, the SDK's native core, code) ${fmt(atPeak.otherMiB, 0)}`,
     );
   }
   out();
@@ -608,8 +608,8 @@ async function main(context: BenchContext): Promise<number> {
       advanceEndedPerSecond,
       advanceEndedRatioToHandOverFloor: advanceEndedPerSecond / handOver.perSecond,
       handOverFloor: handOver.perSecond,
-      handOverEventsRatioToFloor: (handOver.perSecond * handOverEvents) / floor.perSecond,
-      advanceRatioToHandOverFloor: advancePerSecond / (handOver.perSecond * handOverEvents),
+      handOverEventsRatioToFloor: handOverEventsPerSecond / floor.perSecond,
+      advanceRatioToHandOverFloor: advancePerSecond / handOverEventsPerSecond,
       actionP50Ms: flowLatency.p50,
       actionP99Ms: flowLatency.p99,
       deliveryP50Ms: deliveryLatency.p50,

@@ -7,14 +7,17 @@ export async function processMemoryMiB(pid: number): Promise<{ rssMiB: number; p
   return { rssMiB: mib('VmRSS'), peakMiB: mib('VmHWM') };
 }
 
-/** Where a process's resident memory is, in MiB: the V8 heap, memory V8 counts outside it, and the rest. */
+/** Where a process's resident memory is, in MiB: the main thread's V8 heap, memory V8 counts outside it, the rest. */
 export interface MemoryBreakdown {
   rssMiB: number;
   heapUsedMiB: number;
   heapTotalMiB: number;
   /** Buffers and other memory held by JavaScript objects outside the V8 heap. */
   externalMiB: number;
-  /** Resident memory that is neither heap nor external: code, the SDK's native core, allocator slack. */
+  /**
+   * Resident memory that is neither: other threads' V8 heaps (the Temporal SDK runs workflows in worker threads, each
+   * an isolate with its own heap, which the main thread's heap metrics do not count), the SDK's native core, code.
+   */
   otherMiB: number;
 }
 

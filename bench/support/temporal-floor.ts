@@ -10,6 +10,9 @@ import { ascending, percentile, runBounded } from './stats.ts';
 /** The floor's workflows, for its in-process worker here and its worker process (bench/worker.ts). */
 export const floorWorkflowsPath = fileURLToPath(new URL('../floor/floor-workflow.ts', import.meta.url));
 
+/** What the hand-over floor hands each waiting run in its one signal: a shopper's two events in bench:flows. */
+export const handOverEventTypes = ['checkout', 'purchase'];
+
 export interface FloorFigures {
   /** Units completed per second over the whole measurement (first start or signal → last completion). */
   perSecond: number;
@@ -64,7 +67,7 @@ export function measureHandOverFloor(options: FloorOptions & { cachedWorkflows: 
       while ((await handles[unit]!.describe()).raw.pendingWorkflowTask) await delay(100);
     });
     return timeUnits(options, async (unit) => {
-      await handles[unit]!.signal(floorHandOver, ['checkout', 'purchase']);
+      await handles[unit]!.signal(floorHandOver, handOverEventTypes);
       await handles[unit]!.result();
     });
   });
