@@ -3,7 +3,7 @@ import { AbTest } from '../../persistence/entities/ab-test.ts';
 import type { AbTestArm } from '../../persistence/entities/ab-test-member.ts';
 import { DomainError } from '../errors.ts';
 import { deliverPushes, type DeliverDeps, type DeliverOutcome } from '../sends/deliver-pushes.ts';
-import { appCapGate } from '../sends/frequency-cap.ts';
+import { appControls } from '../sends/app-controls.ts';
 import { pendingRows } from '../sends/pending-rows.ts';
 import { loadPushContent } from '../sends/push-content.ts';
 import { wholeRange } from '../sends/send-scope.ts';
@@ -34,7 +34,8 @@ export async function sendArm(deps: DeliverDeps, input: { testId: string; arm: A
     notification,
     data: { abTestId: test.id, arm: input.arm },
     // The arms' pushes count toward the app's cap but are never held by it (that would bias the test); the remainder's are.
-    cap: await appCapGate(em, test.appId, { enforce: input.arm === 'remainder' }),
+    // A/B sends ignore quiet hours (docs/spec-decisions.md): no deadline is given, so none is read.
+    ...(await appControls(em, test.appId, { enforce: input.arm === 'remainder' })),
   });
   if (outcome.kind === 'retry') return outcome;
   const [counts] = await em.getConnection().execute<Array<{ sent: string; failed: string }>>(

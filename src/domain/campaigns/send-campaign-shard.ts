@@ -1,13 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { App } from '../../persistence/entities/app.ts';
 import { Campaign } from '../../persistence/entities/campaign.ts';
 import { CampaignShard } from '../../persistence/entities/campaign-shard.ts';
 import { Notification } from '../../persistence/entities/notification.ts';
 import { deliverPushes, type DeliverDeps, type DeliverOutcome } from '../sends/deliver-pushes.ts';
-import { appCapGate } from '../sends/frequency-cap.ts';
+import { appControls } from '../sends/app-controls.ts';
 import { pendingRows } from '../sends/pending-rows.ts';
 import { loadPushContent } from '../sends/push-content.ts';
-import { quietHoursGate } from '../sends/quiet-hours.ts';
 import { wholeRange } from '../sends/send-scope.ts';
 import { campaignShardSources } from './campaign-shard-source.ts';
 import { campaignThrottle } from './campaign-throttle.ts';
@@ -20,15 +18,13 @@ import { campaignThrottle } from './campaign-throttle.ts';
  */
 export async function sendCampaignShard(deps: DeliverDeps, input: { notificationId: string; shard: number }): Promise<DeliverOutcome> {
   const campaign = await deps.em.findOneOrFail(Campaign, { notificationId: input.notificationId });
-  const app = await deps.em.findOneOrFail(App, { id: campaign.appId }, { fields: ['defaultTimezone', 'quietHours'] });
   const shard = await deps.em.findOneOrFail(CampaignShard, { notificationId: input.notificationId, position: input.shard }, { fields: ['sendAt'] });
   const { expiry } = await deps.em.findOneOrFail(Notification, { id: input.notificationId }, { fields: ['expiry'] });
   // A held push may wait until its group's time (or playTime) plus the message's expiry.
   const deadline = (shard.sendAt?.getTime() ?? campaign.playTime) + expiry * 60_000;
   return deliverPushes(deps, {
     sources: await campaignShardSources(deps.em, { notificationId: input.notificationId, position: input.shard }),
-    ...(await campaignControls(deps.em, campaign)),
-    quiet: app.quietHours ? quietHoursGate(app.quietHours, app.defaultTimezone, deadline) : undefined,
+    ...(await campaignControls(deps.em, campaign, deadline)),
   });
 }
 
@@ -43,13 +39,16 @@ export async function sendDueCampaignPushes(deps: DeliverDeps, input: { notifica
   return { ...outcome, nextDue: await nextHeldPush(deps.em, input.notificationId) };
 }
 
-/** What every wave of a campaign's pushes goes with: the message, the send's throttle and the app's frequency cap. */
-async function campaignControls(em: EntityManager, campaign: Campaign) {
+/**
+ * What every wave of a campaign's pushes goes with: the message, the send's throttle, the app's frequency cap and,
+ * given until when a held push may wait, its quiet hours (pushes they held already are sent without them).
+ */
+async function campaignControls(em: EntityManager, campaign: Campaign, quietDeadline?: number) {
   return {
     notification: await loadPushContent(em, campaign.notificationId),
     data: {},
     throttle: campaign.ratePerMinute ? campaignThrottle(em, campaign.notificationId, campaign.ratePerMinute) : undefined,
-    cap: await appCapGate(em, campaign.appId, { enforce: true }),
+    ...(await appControls(em, campaign.appId, { enforce: true, quietDeadline })),
   };
 }
 

@@ -1,11 +1,9 @@
-import { App } from '../../persistence/entities/app.ts';
 import { Notification } from '../../persistence/entities/notification.ts';
 import { derivedUuid } from '../../security/ids.ts';
 import { deliverPushes, type DeliverDeps, type DeliverOutcome } from '../sends/deliver-pushes.ts';
-import { appCapGate } from '../sends/frequency-cap.ts';
+import { appControls } from '../sends/app-controls.ts';
 import { pendingRows } from '../sends/pending-rows.ts';
 import { loadPushContent } from '../sends/push-content.ts';
-import { quietHoursGate } from '../sends/quiet-hours.ts';
 import { marks, wholeRange } from '../sends/send-scope.ts';
 import type { RunRef } from './run-ref.ts';
 
@@ -62,14 +60,12 @@ export async function sendExperiencePush(deps: DeliverDeps, input: Input): Promi
     devices.map((device) => sendIdOf(device.id)),
   );
   if (rows.length === 0) return { kind: 'done', summary: 'no device', heldUntil: null };
-  const app = await em.findOneOrFail(App, { id: notification.appId }, { fields: ['defaultTimezone', 'quietHours'] });
   const ids = rows.map((row) => row.id);
   const outcome = await deliverPushes(deps, {
     sources: [await pendingRows(em, { scope: { kind: 'flow', sendIds: ids }, range: wholeRange, resumeAfter: input.resumeAfter })],
     notification: await loadPushContent(em, notification.id),
     data: { experienceId: input.run.experienceId, experienceRunId: input.run.runId },
-    cap: await appCapGate(em, notification.appId, { enforce: true }),
-    quiet: app.quietHours ? quietHoursGate(app.quietHours, app.defaultTimezone, Date.now() + notification.expiry * 60_000) : undefined,
+    ...(await appControls(em, notification.appId, { enforce: true, quietDeadline: Date.now() + notification.expiry * 60_000 })),
   });
   return { ...outcome, ...(await summarise(deps, ids)) };
 }

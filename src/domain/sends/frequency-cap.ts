@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { App, type FrequencyCap } from '../../persistence/entities/app.ts';
+import type { FrequencyCap } from '../../persistence/entities/app.ts';
 import { marks } from './send-scope.ts';
 
 /** Limits an app's frequency cap may have. */
@@ -56,10 +56,4 @@ export function frequencyCapGate(em: EntityManager, cap: FrequencyCap, options: 
       await connection.execute(`update devices set recent_pushes = array_remove(recent_pushes, ?::timestamptz) where id in (${marks(deviceIds.length)})`, [at, ...deviceIds]);
     },
   };
-}
-
-/** The gate of an app's cap for a send, or none when the app has no cap. */
-export async function appCapGate(em: EntityManager, appId: string, options: { enforce: boolean }): Promise<CapGate | undefined> {
-  const { frequencyCap } = await em.findOneOrFail(App, { id: appId }, { fields: ['frequencyCap'] });
-  return frequencyCap ? frequencyCapGate(em, frequencyCap, options) : undefined;
 }
