@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { weightedLaunchScript } from '../../src/dev/detached-launch.ts';
-import { nodeFlagsOf } from '../../src/main/node-flags.ts';
+import { launchEnvironmentOf, nodeFlagsOf } from '../../src/main/node-flags.ts';
 
 export interface StartedEntryPoint {
   child: ChildProcess;
@@ -22,12 +22,14 @@ export async function startEntryPoint(
   options: { niceness?: number | undefined; timeoutMs?: number } = {},
 ): Promise<StartedEntryPoint> {
   const niceness = options.niceness ?? 0;
+  // Launched as production launches it; a caller's own values win, so that a bench can try others.
+  const launchEnv = { ...launchEnvironmentOf(script), ...env };
   // With a niceness, a session of its own (`detached`) whose scheduling group has it too, so that it holds against
   // other sessions as well (weightedLaunchScript, docs/adr/0046-cpu-priorities-where-the-scheduler-honours-them.md).
   const child =
     niceness === 0
-      ? spawn(process.execPath, [...nodeFlagsOf(script), script], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn('/bin/sh', ['-c', weightedLaunchScript(niceness), process.execPath, ...nodeFlagsOf(script), script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      ? spawn(process.execPath, [...nodeFlagsOf(script), script], { env: launchEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('/bin/sh', ['-c', weightedLaunchScript(niceness), process.execPath, ...nodeFlagsOf(script), script], { env: launchEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   const keep = (chunk: Buffer) => (output += chunk.toString());
   let lookForReady = () => {};

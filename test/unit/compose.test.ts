@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
-import { nodeFlagsOf } from '../../src/main/node-flags.ts';
+import { launchEnvironmentOf, nodeFlagsOf } from '../../src/main/node-flags.ts';
 import { taskQueuesOfRole } from '../../src/service/worker-process.ts';
 import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
 import { serverDynamicConfig } from '../../src/temporal/server-dynamic-config.ts';
@@ -133,9 +133,17 @@ describe('docker-compose.yml', () => {
     });
   });
 
-  it.each(appServices.filter(([name]) => name !== 'worker-interactive'))('runs %s with the node flags of its npm script', (_, role, entryPoint) => {
+  it.each(workerServices)('runs %s with the worker launch environment', (name) => {
+    const launchEnvironment = Object.entries(launchEnvironmentOf('src/main/worker.ts'));
+    expect(launchEnvironment.length).toBeGreaterThan(0);
+    const env = resolvedEnvironment(service(name));
+    for (const [variable, value] of launchEnvironment) expect(env[variable], `${name}: ${variable}`).toBe(value);
+  });
+
+  it.each(appServices.filter(([name]) => name !== 'worker-interactive'))('runs %s with the node flags and launch environment of its npm script', (_, role, entryPoint) => {
     const scripts = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
-    expect(scripts[role]).toBe(['node', ...nodeFlagsOf(entryPoint), entryPoint].join(' '));
+    const launchEnvironment = Object.entries(launchEnvironmentOf(entryPoint)).map(([variable, value]) => `${variable}=${value}`);
+    expect(scripts[role]).toBe([...launchEnvironment, 'node', ...nodeFlagsOf(entryPoint), entryPoint].join(' '));
   });
 
   it('gives api and workers the optional Temporal and logging settings too', () => {
