@@ -15,8 +15,8 @@ export const workerNodeFlags = ['--max-old-space-size=512', '--max-semi-space-si
  * The worker's environment at launch (docs/adr/0071-the-worker-s-native-memory-and-workflow-threads-are-bounded.md):
  * glibc gives each thread that meets contention an arena of its own, up to eight per core, and memory freed in one
  * arena is not reused by another; the SDK's native core, libuv and the workflow threads each allocate from their own,
- * which held 100 MiB more at 10,000 live runs than two arenas do. glibc reads it once, before the first allocation, so
- * it cannot be set from inside the process.
+ * which held about 70 MiB more at 10,000 live runs than two arenas do. glibc reads it once, before the first
+ * allocation, so it cannot be set from inside the process.
  */
 export const workerEnvironment = { MALLOC_ARENA_MAX: '2' } as const;
 
