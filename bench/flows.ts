@@ -582,7 +582,7 @@ async function main(context: BenchContext): Promise<number> {
   if (atPeak) {
     out(
       `  worker at its highest sample (every 2 s): RSS ${fmt(atPeak.rssMiB, 0)} MiB = heap ${fmt(atPeak.heapTotalMiB, 0)} (${fmt(atPeak.heapUsedMiB, 0)} used) ` +
-        `+ external ${fmt(atPeak.externalMiB, 0)} + other (the workflow threads' heaps, the SDK's native core, code) ${fmt(atPeak.otherMiB, 0)}`,
+        `+ external ${fmt(atPeak.externalMiB, 0)} + other (the workflow threads' heaps, malloc, the SDK's native core, code) ${fmt(atPeak.otherMiB, 0)}`,
     );
   }
   out();

@@ -16,7 +16,8 @@ export interface MemoryBreakdown {
   externalMiB: number;
   /**
    * Resident memory that is neither: other threads' V8 heaps (the Temporal SDK runs workflows in worker threads, each
-   * an isolate with its own heap, which the main thread's heap metrics do not count), the SDK's native core, code.
+   * an isolate with its own heap, which the main thread's heap metrics do not count), malloc's arenas (the SDK's native
+   * core allocates there), code.
    */
   otherMiB: number;
 }

@@ -9,6 +9,9 @@ import { setFlagsFromString } from 'node:v8';
  * young generation grow to 64 MiB a half and the old one to a quarter of memory before it collects, so a worker
  * sending a million pushes held 300 MiB of garbage; a smaller young generation than 32 MiB costs CPU in scavenges. The Temporal SDK sizes its workflow cache from this limit too.
  */
+/** The worker's entry point, the one launched differently. */
+export const workerEntryPoint = 'src/main/worker.ts';
+
 export const workerNodeFlags = ['--max-old-space-size=512', '--max-semi-space-size=32'] as const;
 
 /**
@@ -21,11 +24,11 @@ export const workerNodeFlags = ['--max-old-space-size=512', '--max-semi-space-si
 export const workerEnvironment = { MALLOC_ARENA_MAX: '2' } as const;
 
 export function nodeFlagsOf(entryPoint: string): readonly string[] {
-  return entryPoint === 'src/main/worker.ts' ? workerNodeFlags : [];
+  return entryPoint === workerEntryPoint ? workerNodeFlags : [];
 }
 
 export function launchEnvironmentOf(entryPoint: string): Readonly<Record<string, string>> {
-  return entryPoint === 'src/main/worker.ts' ? workerEnvironment : {};
+  return entryPoint === workerEntryPoint ? workerEnvironment : {};
 }
 
 /**
@@ -37,6 +40,6 @@ export function launchEnvironmentOf(entryPoint: string): Readonly<Record<string,
  */
 export const workflowThreadSemiSpaceMiB = 16;
 
-export function sizeWorkflowThreadHeaps(semiSpaceMiB = workflowThreadSemiSpaceMiB): void {
-  setFlagsFromString(`--max-semi-space-size=${semiSpaceMiB}`);
+export function sizeWorkflowThreadHeaps(): void {
+  setFlagsFromString(`--max-semi-space-size=${workflowThreadSemiSpaceMiB}`);
 }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
-import { launchEnvironmentOf, nodeFlagsOf } from '../../src/main/node-flags.ts';
+import { launchEnvironmentOf, nodeFlagsOf, workerEntryPoint } from '../../src/main/node-flags.ts';
 import { taskQueuesOfRole } from '../../src/service/worker-process.ts';
 import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
 import { serverDynamicConfig } from '../../src/temporal/server-dynamic-config.ts';
@@ -134,7 +134,7 @@ describe('docker-compose.yml', () => {
   });
 
   it.each(workerServices)('runs %s with the worker launch environment', (name) => {
-    const launchEnvironment = Object.entries(launchEnvironmentOf('src/main/worker.ts'));
+    const launchEnvironment = Object.entries(launchEnvironmentOf(workerEntryPoint));
     expect(launchEnvironment.length).toBeGreaterThan(0);
     const env = resolvedEnvironment(service(name));
     for (const [variable, value] of launchEnvironment) expect(env[variable], `${name}: ${variable}`).toBe(value);
