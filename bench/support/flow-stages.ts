@@ -17,7 +17,8 @@ export interface TracedEvent {
 
 /**
  * The stages of an event's way, in order; each figure is the time from the stage before. The two flow run stages are
- * only there for a run that waited before its webhook: routing takes a new run's first steps itself (ADR 0066).
+ * only there for a run that waited before its webhook: routing takes a new run's first steps itself (ADR 0066). An
+ * action sent at once by the chunk that routed it (ADR 0072) has no delivery run: its attempt follows the write.
  */
 export const stageNames = [
   'post → accepted (row committed)',
@@ -28,6 +29,7 @@ export const stageNames = [
   '→ flow run started',
   '→ flow run task started',
   '→ webhook action written',
+  '→ attempt started, at once',
   '→ delivery batch run started',
   '→ delivery run task started',
   '→ delivery run task completed',
@@ -52,12 +54,14 @@ export async function medianStages(sql: pg.Client, client: Client, traced: Trace
   const started = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED;
   const stages = new Map<StageName, number[]>(stageNames.map((name) => [name, []]));
   for (const event of traced) {
-    const { rows } = await sql.query<{ accepted: Date; ingest_run: string; flow_run: string | null; action_at: Date; delivery_run: string }>(
-      `select i.created_at as accepted, i.workflow_id as ingest_run, r.workflow_id as flow_run, o.created_at as action_at, d.workflow_id as delivery_run
+    const { rows } = await sql.query<{ accepted: Date; ingest_run: string; flow_run: string | null; action_at: Date; delivery_run: string; attempt_at: Date }>(
+      `select i.created_at as accepted, i.workflow_id as ingest_run, r.workflow_id as flow_run, o.created_at as action_at, d.workflow_id as delivery_run,
+              a.started_at as attempt_at
          from inbound_events i
          join experience_runs r on r.trigger_event_id = i.id
          join outbound_events o on o.id = $2
          join deliveries d on d.event_id = o.id
+         join delivery_attempts a on a.delivery_id = d.id and a.attempt_number = 1
         where i.message_id = $1`,
       [event.messageId, event.actionEventId],
     );
@@ -66,7 +70,8 @@ export async function medianStages(sql: pg.Client, client: Client, traced: Trace
     const batchStages = [started, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED];
     const [ingestStarted, ingestTask, ingestDone, chunk] = await firstTimes(client, row.ingest_run, batchStages);
     const flow = row.flow_run ? await firstTimes(client, row.flow_run, [started, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED]) : [];
-    const [deliveryStarted, deliveryTask, deliveryDone, attempt] = await firstTimes(client, row.delivery_run, batchStages);
+    const atOnce = row.delivery_run === row.ingest_run;
+    const delivery = atOnce ? [] : await firstTimes(client, row.delivery_run, batchStages);
     const times: Array<[StageName, number]> = [
       ['post → accepted (row committed)', row.accepted.getTime()],
       ['→ ingest batch run started', ingestStarted!],
@@ -75,10 +80,14 @@ export async function medianStages(sql: pg.Client, client: Client, traced: Trace
       ['→ its chunk activity started', chunk!],
       ...(flow.length ? ([['→ flow run started', flow[0]!], ['→ flow run task started', flow[1]!]] as Array<[StageName, number]>) : []),
       ['→ webhook action written', row.action_at.getTime()],
-      ['→ delivery batch run started', deliveryStarted!],
-      ['→ delivery run task started', deliveryTask!],
-      ['→ delivery run task completed', deliveryDone!],
-      ['→ delivery activity started', attempt!],
+      ...((atOnce
+        ? [['→ attempt started, at once', row.attempt_at.getTime()]]
+        : [
+            ['→ delivery batch run started', delivery[0]!],
+            ['→ delivery run task started', delivery[1]!],
+            ['→ delivery run task completed', delivery[2]!],
+            ['→ delivery activity started', delivery[3]!],
+          ]) as Array<[StageName, number]>),
       ['→ received', event.receivedAt],
     ];
     let before = event.postedAt;

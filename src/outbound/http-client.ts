@@ -109,7 +109,7 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
         req.once('error', (error: NodeJS.ErrnoException) => {
           settle();
           const reason = signal?.aborted
-            ? 'aborted: the attempt was cancelled (worker shutting down or run cancelled)'
+            ? abortReason(signal)
             : timedOut
               ? `timed out after ${timeoutMs} ms`
               : error.code === 'ERR_BLOCKED_ADDRESS'
@@ -122,4 +122,11 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
     },
     close: () => agent.destroy(),
   };
+}
+
+/** A caller that gives up after a time of its own aborts with a `TimeoutError`, whose message says which. */
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') return `timed out: ${reason.message}`;
+  return 'aborted: the attempt was cancelled (worker shutting down or run cancelled)';
 }

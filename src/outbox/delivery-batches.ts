@@ -33,21 +33,49 @@ const toBatched = (rows: DeliveryRow[]): BatchedDelivery[] =>
  * statement (so one commit) it records the batch, and gives each row the batch id and the run's workflow id.
  * `SKIP LOCKED` lets relays claim side by side, each taking other rows. Answers undefined when nothing is pending.
  */
-export async function claimDeliveryBatch(em: EntityManager, taskQueue: string, limit: number): Promise<ClaimedBatch | undefined> {
+export function claimDeliveryBatch(em: EntityManager, taskQueue: string, limit: number): Promise<ClaimedBatch | undefined> {
+  return claimInto(em, { taskQueue, limit, leaseMs: 0 });
+}
+
+/**
+ * Claims those of the given deliveries that are still pending and unclaimed into a new batch, as the relay would, for
+ * a caller that sends them itself (`deliverAtOnce`). The claim counts from `leaseMs` ahead, so the relay's recovery
+ * restarts the batch only if it is neither settled nor started within that time and its recovery period after.
+ */
+export async function claimDeliveriesById(em: EntityManager, taskQueue: string, deliveryIds: string[], leaseMs: number): Promise<ClaimedBatch | undefined> {
+  if (deliveryIds.length === 0) return undefined;
+  return claimInto(em, { taskQueue, limit: deliveryIds.length, leaseMs, onlyIds: deliveryIds });
+}
+
+async function claimInto(
+  em: EntityManager,
+  claim: { taskQueue: string; limit: number; leaseMs: number; onlyIds?: string[] },
+): Promise<ClaimedBatch | undefined> {
   const batchId = newId('dbt_');
+  const which = claim.onlyIds ? ` and id in (${claim.onlyIds.map(() => '?').join(', ')})` : '';
   const rows = await em.execute<DeliveryRow[]>(
     `with claimed as (
        select id from deliveries
-        where batch_id is null and status = 'pending' and task_queue = ?
+        where batch_id is null and status = 'pending' and task_queue = ?${which}
         order by created_at limit ? for update skip locked
      ), batch as (
-       insert into delivery_batches (id, task_queue, claimed_at) select ?, ?, now() where exists (select 1 from claimed)
+       insert into delivery_batches (id, task_queue, claimed_at)
+       select ?, ?, now() + make_interval(secs => ?) where exists (select 1 from claimed)
      )
      update deliveries d set batch_id = ?, workflow_id = ?
        from claimed, outbound_events e
       where d.id = claimed.id and e.id = d.event_id
      returning d.id, d.event_id, d.endpoint_id, e.type as event_type`,
-    [taskQueue, limit, batchId, taskQueue, batchId, deliveryBatchWorkflowId(batchId)],
+    [
+      claim.taskQueue,
+      ...(claim.onlyIds ?? []),
+      claim.limit,
+      batchId,
+      claim.taskQueue,
+      claim.leaseMs / 1000,
+      batchId,
+      deliveryBatchWorkflowId(batchId),
+    ],
   );
   return rows.length === 0 ? undefined : { batchId, deliveries: toBatched(rows) };
 }

@@ -42,11 +42,15 @@ const maxBackoffMs = 5_000;
 export function startRelayLoop(options: RelayLoopOptions): RunningRelay {
   const log = options.logger.child({ component: 'outbox-relay', relay: options.name });
   let stopped = false;
-  let wakeUp: (() => void) | undefined;
+  /** The lanes asleep, each by the function that wakes it; a wake takes one, so that one claim answers one NOTIFY. */
+  const sleeping = new Set<() => void>();
   let pendingWake = false;
   const wake = () => {
     pendingWake = true;
-    wakeUp?.();
+    // Any lane asleep, whatever the others do: one lingering after its last batch must not hold up a row that
+    // comes alone (with one wake-up slot shared by the lanes, it did, for up to lingerMs).
+    const [first] = sleeping;
+    first?.();
   };
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -54,10 +58,10 @@ export function startRelayLoop(options: RelayLoopOptions): RunningRelay {
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
-        wakeUp = undefined;
+        sleeping.delete(done);
         resolve();
       }
-      wakeUp = done;
+      sleeping.add(done);
     });
 
   const listener = listenFor(options, log, wake, () => stopped);
@@ -89,7 +93,7 @@ export function startRelayLoop(options: RelayLoopOptions): RunningRelay {
     wake,
     async stop() {
       stopped = true;
-      wakeUp?.();
+      for (const done of [...sleeping]) done();
       await lanes;
       await listener.close();
     },

@@ -92,6 +92,38 @@ describe('the outbox relay loop', () => {
     expect(startedAt[3]! - endedAt[2]!).toBeGreaterThanOrEqual(lingerMs - 5);
   });
 
+  it('takes a row at once with a lane asleep, while another lane lingers after its batch', async () => {
+    const channel = `relay_${randomUUID().replaceAll('-', '')}`;
+    const lingerMs = 4_000;
+    let pending = 0;
+    const moves: Array<() => void> = [];
+    relay = startRelayLoop({
+      name: 'test',
+      databaseUrl: inject('databaseUrl'),
+      channel,
+      pollIntervalMs: 60_000,
+      lanes: 2,
+      lingerMs,
+      logger,
+      relayBatch: async () => {
+        if (pending === 0) return 0;
+        pending -= 1;
+        moves.splice(0).forEach((moved) => moved());
+        return 1;
+      },
+    });
+    const rowComes = async () => {
+      const moved = new Promise<void>((resolve) => moves.push(resolve));
+      pending += 1;
+      const notifiedAt = performance.now();
+      await query('select pg_notify($1, $2)', [channel, '']);
+      await moved;
+      return performance.now() - notifiedAt;
+    };
+    await rowComes(); // one lane takes it, and lingers
+    expect(await rowComes()).toBeLessThan(lingerMs / 2); // the other, asleep, is woken for the next
+  });
+
   it('claims nothing after stop, though the batch in flight when it was called found work', async () => {
     const channel = `relay_${randomUUID().replaceAll('-', '')}`;
     let release!: () => void;

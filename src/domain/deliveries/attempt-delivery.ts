@@ -50,6 +50,9 @@ export async function attemptDelivery(
   if (endpoint.deletedAt) return { kind: 'endpoint_unavailable', reason: 'the endpoint was deleted' };
   if (endpoint.status !== 'enabled') return { kind: 'endpoint_unavailable', reason: 'the endpoint is disabled' };
   const event = await em.findOneOrFail(OutboundEvent, { id: delivery.eventId });
+  // A delivery first tried at once, as the flow action was routed (deliverAtOnce), comes to its batch run with one
+  // attempt recorded: the run's attempts are numbered after it.
+  const attemptNumber = Math.max(input.attemptNumber, delivery.attemptCount + 1);
 
   const startedAt = now();
   const headers = buildWebhookHeaders({
@@ -76,7 +79,7 @@ export async function attemptDelivery(
     .insert({
       id: randomUUID(),
       deliveryId: delivery.id,
-      attemptNumber: input.attemptNumber,
+      attemptNumber,
       startedAt,
       durationMs,
       statusCode: response?.status ?? null,
@@ -89,7 +92,7 @@ export async function attemptDelivery(
     .execute();
   deps.metrics.deliveryAttempt(outcome);
 
-  delivery.attemptCount = Math.max(delivery.attemptCount, input.attemptNumber);
+  delivery.attemptCount = Math.max(delivery.attemptCount, attemptNumber);
   delivery.lastStatusCode = response?.status ?? null;
   delivery.lastError = response ? null : reason;
   if (verdict.kind === 'delivered') {

@@ -10,6 +10,11 @@ export interface PublishDeps {
   /** Its task queue names the relay (the workers on that queue) that sends the deliveries. */
   temporal: TemporalAccess;
   delivery: DeliverySettings;
+  /**
+   * Takes the ids of the deliveries a publish writes, in place of waking the relay: the caller sends them itself
+   * once its transaction commits (a routing chunk, `deliverAtOnce`). Should it die before, the relay's poll finds them.
+   */
+  takeDeliveries?: ((deliveryIds: string[]) => void) | undefined;
 }
 
 export interface PublishInput extends EventInput {
@@ -23,7 +28,8 @@ export interface PublishInput extends EventInput {
 
 /**
  * Emits an outbound event into the delivery outbox: one SQL statement stores its envelope and one pending delivery
- * per subscribed, enabled endpoint, and signals the relay (`pg_notify`, sent at commit). It answers as soon as that
+ * per subscribed, enabled endpoint, and signals the relay (`pg_notify`, sent at commit), unless the caller takes the
+ * deliveries to send itself (`takeDeliveries`). It answers as soon as that
  * commits; the relay then claims the deliveries into a batch and starts the run that sends them. Nothing here calls
  * Temporal, so no failure can leave an event without its deliveries or a delivery without a sender.
  *
@@ -43,6 +49,8 @@ export async function publishEvent(deps: PublishDeps, input: PublishInput): Prom
     return { eventId };
   }
   const rows = endpoints.map(() => '(?, ?)').join(', ');
+  const deliveryIds = endpoints.map((endpoint) => derivedId('dlv_', eventId, endpoint.id));
+  const { takeDeliveries } = deps;
   await deps.em.execute(
     `with event as (${storeEvent}),
      delivery as (
@@ -51,7 +59,7 @@ export async function publishEvent(deps: PublishDeps, input: PublishInput): Prom
          from event, (values ${rows}) as target (id, endpoint_id)
        returning 1
      )
-     select pg_notify(?, '') from (select 1 from delivery limit 1) as written`,
+     select ${takeDeliveries ? 'count(*)' : `pg_notify(?, '')`} from (select 1 from delivery limit 1) as written`,
     [
       eventId,
       input.accountId,
@@ -61,10 +69,11 @@ export async function publishEvent(deps: PublishDeps, input: PublishInput): Prom
       input.accountId,
       deps.temporal.taskQueue,
       createdAt.toISOString(),
-      ...endpoints.flatMap((endpoint) => [derivedId('dlv_', eventId, endpoint.id), endpoint.id]),
-      deliveryOutboxChannel,
+      ...endpoints.flatMap((endpoint, index) => [deliveryIds[index], endpoint.id]),
+      ...(takeDeliveries ? [] : [deliveryOutboxChannel]),
     ],
   );
+  takeDeliveries?.(deliveryIds);
   return { eventId };
 }
 

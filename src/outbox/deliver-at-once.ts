@@ -1,0 +1,94 @@
+import { attemptDelivery, type AttemptDeps, type AttemptResult } from '../domain/deliveries/attempt-delivery.ts';
+import { finishDelivery } from '../domain/deliveries/finish-delivery.ts';
+import type { Logger } from '../logger.ts';
+import type { BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
+import { deliveryOutboxChannel } from './channels.ts';
+import { claimDeliveriesById, startClaimedBatch, type ClaimedBatch } from './delivery-batches.ts';
+
+/** More deliveries than this from one caller go to the relay, which batches them into runs with others. */
+export const atOnceMax = 8;
+/**
+ * How long the at-once attempts may take, all of them together: an endpoint slower than this has its attempt
+ * aborted (and recorded) and is left to a batch run, so a slow receiver never holds up the routing that called.
+ */
+export const atOnceBudgetMs = 2_000;
+
+export interface AtOnceDeps extends AttemptDeps {
+  logger: Logger;
+  /** Aborts the attempts in flight (the calling activity is cancelled). */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Sends deliveries its caller has just committed to the outbox without waking the relay (`takeDeliveries`), once
+ * each, at once, from where the caller runs: a flow's action reaches its receiver without a `deliverBatch` run's start
+ * and workflow task in between (ADR 0072). A delivery is claimed first, into a batch of its own, as the relay would
+ * claim it, so the relay never sends it too. What the attempt does not settle (the receiver failed, or answered too
+ * slowly) goes on in the batch's `deliverBatch` run, which is started for those deliveries alone and retries them on
+ * the usual schedule; if this process dies in between, the relay's recovery starts the run for the whole batch
+ * (`claimDeliveriesById`'s lease), and a run finds a delivered row delivered and does not send it again.
+ *
+ * More than `atOnceMax` deliveries, or any failure here, leave everything to the relay, which this wakes: the rows are
+ * committed, so nothing is lost, only sent a batch run later. `sentBy` names the run the caller is part of, which
+ * becomes the workflow id of a delivery settled here.
+ */
+export async function deliverAtOnce(deps: AtOnceDeps, deliveryIds: string[], sentBy: string): Promise<void> {
+  const unique = [...new Set(deliveryIds)];
+  if (unique.length === 0) return;
+  try {
+    if (unique.length > atOnceMax) return void (await wakeRelay(deps));
+    const batch = await claimDeliveriesById(deps.em, deps.publish.temporal.taskQueue, unique, atOnceBudgetMs);
+    if (batch) await attemptBatch(deps, batch, sentBy);
+  } catch (error) {
+    deps.logger.warn({ err: error, deliveries: unique.length }, 'sending deliveries at once failed; the relay sends them');
+    await wakeRelay(deps).catch(() => undefined);
+  }
+}
+
+async function attemptBatch(deps: AtOnceDeps, batch: ClaimedBatch, sentBy: string): Promise<void> {
+  const abort = new AbortController();
+  const stop = () => abort.abort(deps.signal?.reason);
+  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within the ${atOnceBudgetMs} ms of a first attempt made at once`, 'TimeoutError')), atOnceBudgetMs);
+  deps.signal?.addEventListener('abort', stop, { once: true });
+  let results: AttemptResult[];
+  try {
+    results = await Promise.all(
+      batch.deliveries.map(({ deliveryId }) => {
+        const em = deps.em.fork();
+        return attemptDelivery({ ...deps, em, publish: { ...deps.publish, em } }, { deliveryId, attemptNumber: 1, signal: abort.signal }).catch(
+          // Not an answer of the receiver (the database failed): the batch run tries it.
+          (error: unknown): AttemptResult => ({ kind: 'retry', reason: error instanceof Error ? error.message : String(error) }),
+        );
+      }),
+    );
+  } finally {
+    clearTimeout(timer);
+    deps.signal?.removeEventListener('abort', stop);
+  }
+
+  const unsettled: BatchedDelivery[] = [];
+  for (const [index, result] of results.entries()) {
+    const delivery = batch.deliveries[index]!;
+    if (result.kind === 'retry') unsettled.push(delivery);
+    else if (result.kind !== 'delivered') await finishDelivery(deps.em.fork(), { deliveryId: delivery.deliveryId, status: 'failed', reason: result.reason });
+  }
+  if (unsettled.length === 0) {
+    // Every delivery is settled: each names the run that sent it, and the batch, which needs no run of its own, is
+    // marked started so that no recovery starts one.
+    await deps.em.execute(
+      `with settled as (update delivery_batches set started_at = now() where id = ?)
+       update deliveries set workflow_id = ? where batch_id = ?`,
+      [batch.batchId, sentBy, batch.batchId],
+    );
+    return;
+  }
+  if (unsettled.length < batch.deliveries.length) {
+    await deps.em.execute(`update deliveries set workflow_id = ? where batch_id = ? and status <> 'pending'`, [sentBy, batch.batchId]);
+  }
+  await startClaimedBatch({ ...deps.publish, em: deps.em.fork() }, { batchId: batch.batchId, deliveries: unsettled });
+}
+
+/** Tells the relays there is work, as a publish without `takeDeliveries` would have. */
+async function wakeRelay(deps: AtOnceDeps): Promise<void> {
+  await deps.em.execute('select pg_notify(?, ?)', [deliveryOutboxChannel, '']);
+}

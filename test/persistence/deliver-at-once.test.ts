@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { publishEvent } from '../../src/domain/events/publish-event.ts';
+import { createWorkerMetrics } from '../../src/metrics/worker-metrics.ts';
+import { createOutboundHttpClient } from '../../src/outbound/http-client.ts';
+import { atOnceBudgetMs, deliverAtOnce, type AtOnceDeps } from '../../src/outbox/deliver-at-once.ts';
+import { claimDeliveriesById, reclaimStalledBatch } from '../../src/outbox/delivery-batches.ts';
+import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
+import { parseAllowCidrs } from '../../src/security/ip-policy.ts';
+import { createSecretBox } from '../../src/security/secret-box.ts';
+import type { TemporalAccess } from '../../src/temporal/temporal-access.ts';
+import { deliverBatchWorkflowType, type DeliverBatchInput } from '../../workflows/deliver-batch.contract.ts';
+import { newAccount } from '../support/api.ts';
+import { query } from '../support/db.ts';
+import type { Responder, TestReceiver } from '../support/receiver.ts';
+import { temporalClient } from '../support/temporal.ts';
+import { until } from '../support/wait.ts';
+import { newEndpoint } from '../support/webhooks.ts';
+
+let orm: Orm;
+let temporal: { client: TemporalAccess['client']; close: () => Promise<void> };
+// Longer than the budget, so that the budget, not the client's own timeout, is what ends a slow first attempt.
+const http = createOutboundHttpClient({ allow: parseAllowCidrs('127.0.0.0/8,::1/128'), timeoutMs: atOnceBudgetMs * 5, ca: inject('receiverCert') });
+const delivery = { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 4, timeoutMs: atOnceBudgetMs * 5, disableAfterHours: 120 };
+
+beforeAll(async () => {
+  orm = await connectOrm(inject('databaseUrl'), 4);
+  temporal = await temporalClient();
+});
+afterAll(async () => {
+  http.close();
+  await temporal?.close();
+  await orm?.close();
+});
+
+/**
+ * A published `webhook.test` whose deliveries the caller takes, as a routing chunk does, on a task queue that no
+ * worker serves: a batch run started for what the first attempt leaves stays there, for the test to read.
+ */
+async function takenDeliveries(endpoints: number, responder?: Responder) {
+  const account = await newAccount();
+  const receivers: TestReceiver[] = [];
+  for (let index = 0; index < endpoints; index++) receivers.push((await newEndpoint(account, ['webhook.test'], responder)).receiver);
+  const access: TemporalAccess = { client: temporal.client, taskQueue: `at-once-${randomUUID()}` };
+  const taken: string[] = [];
+  await publishEvent({ em: orm.em.fork(), temporal: access, delivery, takeDeliveries: (ids) => taken.push(...ids) }, { accountId: account.accountId, type: 'webhook.test', data: { result: {} } });
+  const em = orm.em.fork();
+  const deps: AtOnceDeps = {
+    em,
+    http,
+    secrets: createSecretBox(inject('secretsKey')),
+    publish: { em, temporal: access, delivery },
+    metrics: createWorkerMetrics(new Registry()),
+    logger: pino({ level: 'silent' }),
+  };
+  return { taken, deps, access, receivers, close: () => Promise.all(receivers.map((receiver) => receiver.close())) };
+}
+
+const rowsOf = (ids: string[]) =>
+  query<{ id: string; status: string; attempt_count: number; workflow_id: string | null; batch_id: string | null }>(
+    'select id, status, attempt_count, workflow_id, batch_id from deliveries where id = any($1) order by id',
+    [ids],
+  );
+
+describe('deliverAtOnce', () => {
+  it('claims what it was handed, sends it, and leaves the relay nothing', async () => {
+    const { taken, deps, receivers, close } = await takenDeliveries(2);
+    try {
+      await deliverAtOnce(deps, [...taken, ...taken], 'ingest-batch:ibt_test');
+      expect(await rowsOf(taken)).toEqual([...taken].sort().map((id) => expect.objectContaining({ id, status: 'succeeded', attempt_count: 1, workflow_id: 'ingest-batch:ibt_test' })));
+      expect(receivers.map((receiver) => receiver.requests.length)).toEqual([1, 1]);
+      const [first] = await rowsOf(taken.slice(0, 1));
+      expect(await query('select 1 from delivery_batches where id = $1 and started_at is not null', [first!.batch_id])).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('ends a first attempt slower than its budget and starts the batch run for that delivery alone', async () => {
+    const { taken, deps, access, receivers, close } = await takenDeliveries(1, () => ({ status: 200, body: 'late', delayMs: atOnceBudgetMs * 2 }));
+    try {
+      const began = performance.now();
+      await deliverAtOnce(deps, taken, 'ingest-batch:ibt_test');
+      expect(performance.now() - began).toBeLessThan(atOnceBudgetMs * 2);
+      const [row] = await rowsOf(taken);
+      expect(row).toMatchObject({ status: 'pending', attempt_count: 1, workflow_id: `deliveries:${row!.batch_id}` });
+      const [attempt] = await query<{ outcome: string; error: string }>('select outcome, error from delivery_attempts where delivery_id = $1', [taken[0]]);
+      expect(attempt).toMatchObject({ outcome: 'error', error: expect.stringContaining(`timed out: no answer within the ${atOnceBudgetMs} ms`) });
+      expect(receivers[0]!.requests).toHaveLength(1);
+
+      const run = await temporal.client.workflow.getHandle(row!.workflow_id!).describe();
+      expect(run).toMatchObject({ type: deliverBatchWorkflowType, taskQueue: access.taskQueue });
+      const history = await temporal.client.workflow.getHandle(row!.workflow_id!).fetchHistory();
+      const input = defaultPayloadConverter.fromPayload<DeliverBatchInput>(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!);
+      expect(input.deliveries.map((batched) => batched.deliveryId)).toEqual(taken);
+      await temporal.client.workflow.getHandle(row!.workflow_id!).terminate('test over');
+    } finally {
+      await close();
+    }
+  });
+
+  it('holds its claim through the budget, then a relay’s recovery may start the batch', async () => {
+    const { taken, deps, access, close } = await takenDeliveries(1);
+    try {
+      // The process died after its claim: no attempt was made, nothing settled.
+      const batch = await claimDeliveriesById(deps.em, access.taskQueue, taken, atOnceBudgetMs);
+      expect(batch?.deliveries.map((claimed) => claimed.deliveryId)).toEqual(taken);
+      expect(await reclaimStalledBatch(orm.em.fork(), access.taskQueue, 1)).toBeUndefined();
+      const reclaimed = await until('the lease to run out', () => reclaimStalledBatch(orm.em.fork(), access.taskQueue, 1), { timeoutMs: atOnceBudgetMs * 3, intervalMs: 100 });
+      expect(reclaimed).toMatchObject({ batchId: batch!.batchId });
+    } finally {
+      await close();
+    }
+  });
+});
