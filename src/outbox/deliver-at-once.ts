@@ -1,7 +1,7 @@
 import { attemptDelivery, type AttemptDeps, type AttemptResult } from '../domain/deliveries/attempt-delivery.ts';
 import { finishDelivery } from '../domain/deliveries/finish-delivery.ts';
 import type { Logger } from '../logger.ts';
-import type { BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
+import { deliveryBatchWorkflowId, type BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
 import { deliveryOutboxChannel } from './channels.ts';
 import { claimDeliveriesById, startClaimedBatch, type ClaimedBatch } from './delivery-batches.ts';
 
@@ -29,23 +29,23 @@ export interface AtOnceDeps extends AttemptDeps {
  * (`claimDeliveriesById`'s lease), and a run finds a delivered row delivered and does not send it again.
  *
  * More than `atOnceMax` deliveries, or any failure here, leave everything to the relay, which this wakes: the rows are
- * committed, so nothing is lost, only sent a batch run later. `sentBy` names the run the caller is part of, which
- * becomes the workflow id of a delivery settled here.
+ * committed, so nothing is lost, only sent a batch run later. `sentBy` names the run the caller is part of: a
+ * delivery's workflow id while this sends it, and after, if this settled it.
  */
 export async function deliverAtOnce(deps: AtOnceDeps, deliveryIds: string[], sentBy: string): Promise<void> {
   const unique = [...new Set(deliveryIds)];
   if (unique.length === 0) return;
   try {
     if (unique.length > atOnceMax) return void (await wakeRelay(deps));
-    const batch = await claimDeliveriesById(deps.em, deps.publish.temporal.taskQueue, unique, atOnceBudgetMs);
-    if (batch) await attemptBatch(deps, batch, sentBy);
+    const batch = await claimDeliveriesById(deps.em, { taskQueue: deps.publish.temporal.taskQueue, deliveryIds: unique, leaseMs: atOnceBudgetMs, sentBy });
+    if (batch) await attemptBatch(deps, batch);
   } catch (error) {
     deps.logger.warn({ err: error, deliveries: unique.length }, 'sending deliveries at once failed; the relay sends them');
     await wakeRelay(deps).catch(() => undefined);
   }
 }
 
-async function attemptBatch(deps: AtOnceDeps, batch: ClaimedBatch, sentBy: string): Promise<void> {
+async function attemptBatch(deps: AtOnceDeps, batch: ClaimedBatch): Promise<void> {
   const abort = new AbortController();
   const stop = () => abort.abort(deps.signal?.reason);
   const timer = setTimeout(() => abort.abort(new DOMException(`no answer within the ${atOnceBudgetMs} ms of a first attempt made at once`, 'TimeoutError')), atOnceBudgetMs);
@@ -73,18 +73,13 @@ async function attemptBatch(deps: AtOnceDeps, batch: ClaimedBatch, sentBy: strin
     else if (result.kind !== 'delivered') await finishDelivery(deps.em.fork(), { deliveryId: delivery.deliveryId, status: 'failed', reason: result.reason });
   }
   if (unsettled.length === 0) {
-    // Every delivery is settled: each names the run that sent it, and the batch, which needs no run of its own, is
-    // marked started so that no recovery starts one.
-    await deps.em.execute(
-      `with settled as (update delivery_batches set started_at = now() where id = ?)
-       update deliveries set workflow_id = ? where batch_id = ?`,
-      [batch.batchId, sentBy, batch.batchId],
-    );
+    // Nothing left for a run: the batch is marked started so that no recovery starts one.
+    await deps.em.execute('update delivery_batches set started_at = now() where id = ?', [batch.batchId]);
     return;
   }
-  if (unsettled.length < batch.deliveries.length) {
-    await deps.em.execute(`update deliveries set workflow_id = ? where batch_id = ? and status <> 'pending'`, [sentBy, batch.batchId]);
-  }
+  // What is left is the batch run's from now on, and names it before it starts (a crash in between: the recovery
+  // starts that run).
+  await deps.em.execute(`update deliveries set workflow_id = ? where batch_id = ? and status = 'pending'`, [deliveryBatchWorkflowId(batch.batchId), batch.batchId]);
   await startClaimedBatch({ ...deps.publish, em: deps.em.fork() }, { batchId: batch.batchId, deliveries: unsettled });
 }
 

@@ -39,17 +39,21 @@ export function claimDeliveryBatch(em: EntityManager, taskQueue: string, limit: 
 
 /**
  * Claims those of the given deliveries that are still pending and unclaimed into a new batch, as the relay would, for
- * a caller that sends them itself (`deliverAtOnce`). The claim counts from `leaseMs` ahead, so the relay's recovery
- * restarts the batch only if it is neither settled nor started within that time and its recovery period after.
+ * a caller that sends them itself (`deliverAtOnce`), in the run `sentBy` names, which becomes their workflow id. The
+ * claim counts from `leaseMs` ahead, so the relay's recovery restarts the batch only if it is neither settled nor
+ * started within that time and its recovery period after.
  */
-export async function claimDeliveriesById(em: EntityManager, taskQueue: string, deliveryIds: string[], leaseMs: number): Promise<ClaimedBatch | undefined> {
-  if (deliveryIds.length === 0) return undefined;
-  return claimInto(em, { taskQueue, limit: deliveryIds.length, leaseMs, onlyIds: deliveryIds });
+export async function claimDeliveriesById(
+  em: EntityManager,
+  claim: { taskQueue: string; deliveryIds: string[]; leaseMs: number; sentBy: string },
+): Promise<ClaimedBatch | undefined> {
+  if (claim.deliveryIds.length === 0) return undefined;
+  return claimInto(em, { taskQueue: claim.taskQueue, limit: claim.deliveryIds.length, leaseMs: claim.leaseMs, onlyIds: claim.deliveryIds, sentBy: claim.sentBy });
 }
 
 async function claimInto(
   em: EntityManager,
-  claim: { taskQueue: string; limit: number; leaseMs: number; onlyIds?: string[] },
+  claim: { taskQueue: string; limit: number; leaseMs: number; onlyIds?: string[]; sentBy?: string },
 ): Promise<ClaimedBatch | undefined> {
   const batchId = newId('dbt_');
   const which = claim.onlyIds ? ` and id in (${claim.onlyIds.map(() => '?').join(', ')})` : '';
@@ -74,7 +78,7 @@ async function claimInto(
       claim.taskQueue,
       claim.leaseMs / 1000,
       batchId,
-      deliveryBatchWorkflowId(batchId),
+      claim.sentBy ?? deliveryBatchWorkflowId(batchId),
     ],
   );
   return rows.length === 0 ? undefined : { batchId, deliveries: toBatched(rows) };
@@ -104,10 +108,13 @@ export async function reclaimStalledBatch(em: EntityManager, taskQueue: string, 
     [taskQueue, olderThanMs / 1000],
   );
   if (!stalled) return undefined;
+  // A batch claimed for a first attempt made at once names the run that made it (deliverAtOnce): what is still
+  // pending now belongs to the batch's own run.
   const rows = await em.execute<DeliveryRow[]>(
-    `select d.id, d.event_id, d.endpoint_id, e.type as event_type
-       from deliveries d join outbound_events e on e.id = d.event_id where d.batch_id = ?`,
-    [stalled.id],
+    `update deliveries d set workflow_id = case when d.status = 'pending' then ? else d.workflow_id end
+       from outbound_events e where d.batch_id = ? and e.id = d.event_id
+     returning d.id, d.event_id, d.endpoint_id, e.type as event_type`,
+    [deliveryBatchWorkflowId(stalled.id), stalled.id],
   );
   return { batchId: stalled.id, deliveries: toBatched(rows) };
 }

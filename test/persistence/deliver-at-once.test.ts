@@ -106,11 +106,13 @@ describe('deliverAtOnce', () => {
     const { taken, deps, access, close } = await takenDeliveries(1);
     try {
       // The process died after its claim: no attempt was made, nothing settled.
-      const batch = await claimDeliveriesById(deps.em, access.taskQueue, taken, atOnceBudgetMs);
+      const batch = await claimDeliveriesById(deps.em, { taskQueue: access.taskQueue, deliveryIds: taken, leaseMs: atOnceBudgetMs, sentBy: 'ingest-batch:ibt_test' });
       expect(batch?.deliveries.map((claimed) => claimed.deliveryId)).toEqual(taken);
+      expect(await rowsOf(taken)).toEqual([expect.objectContaining({ status: 'pending', workflow_id: 'ingest-batch:ibt_test' })]);
       expect(await reclaimStalledBatch(orm.em.fork(), access.taskQueue, 1)).toBeUndefined();
       const reclaimed = await until('the lease to run out', () => reclaimStalledBatch(orm.em.fork(), access.taskQueue, 1), { timeoutMs: atOnceBudgetMs * 3, intervalMs: 100 });
       expect(reclaimed).toMatchObject({ batchId: batch!.batchId });
+      expect(await rowsOf(taken)).toEqual([expect.objectContaining({ status: 'pending', workflow_id: `deliveries:${batch!.batchId}` })]);
     } finally {
       await close();
     }

@@ -42,9 +42,10 @@ export async function waitForFinishedDelivery(account: TestAccount, endpointId: 
 
 /**
  * Waits until the outbound events of these accounts can cause no further request, and fails when that takes longer
- * than the timeout. An event is stored with every delivery it will ever have (one statement); each delivery is
- * claimed by the relay into a batch run, whose id its row then names, and a batch run that has closed makes no
- * further attempt. Events emitted meanwhile (endpoint.disabled, from a delivery's attempt) are found and settled too.
+ * than the timeout. An event is stored with every delivery it will ever have (one statement); a delivery is final
+ * (succeeded or failed) once its last attempt is recorded, and its row then names the run that sent it: a batch
+ * run, or the ingest run whose chunk made a first attempt at once (ADR 0072), which may hand a delivery it did not
+ * settle to a batch run. A run that has closed makes no further attempt. Events emitted meanwhile (endpoint.disabled, from a delivery's attempt) are found and settled too.
  * Whatever else emits the accounts' events (the test's own calls, a job's run) must be done before this is called.
  */
 export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_000): Promise<void> {
@@ -59,7 +60,7 @@ export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_
       const unsettled = events.filter((event) => !settled.has(event.id));
       if (unsettled.length === 0) return;
       for (const { id } of unsettled) {
-        const runs = await claimedRuns(id, remaining());
+        const runs = await sendersOnceFinal(id, remaining());
         await Promise.all(runs.map((workflowId) => waitForRunClosed(client, workflowId, remaining())));
         settled.add(id);
       }
@@ -69,13 +70,13 @@ export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_
   }
 }
 
-/** The runs that send an event's deliveries, once the relay has claimed every one of them into a batch. */
-const claimedRuns = (eventId: string, timeoutMs: number): Promise<string[]> =>
+/** The runs that sent an event's deliveries, once every one of them is final. */
+const sendersOnceFinal = (eventId: string, timeoutMs: number): Promise<string[]> =>
   until(
-    `the deliveries of ${eventId} to be claimed into a batch run`,
+    `the deliveries of ${eventId} to be final`,
     async () => {
-      const rows = await query<{ workflow_id: string | null }>('select workflow_id from deliveries where event_id = $1', [eventId]);
-      return rows.every((row) => row.workflow_id !== null) && [...new Set(rows.map((row) => row.workflow_id!))];
+      const rows = await query<{ workflow_id: string | null; status: string }>('select workflow_id, status from deliveries where event_id = $1', [eventId]);
+      return rows.every((row) => row.workflow_id !== null && row.status !== 'pending') && [...new Set(rows.map((row) => row.workflow_id!))];
     },
     { timeoutMs, intervalMs: 25 },
   );
