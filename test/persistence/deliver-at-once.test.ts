@@ -40,11 +40,11 @@ afterAll(async () => {
  * A published `webhook.test` whose deliveries the caller takes, as a routing chunk does, on a task queue that no
  * worker serves: a batch run started for what the first attempt leaves stays there, for the test to read.
  */
-async function takenDeliveries(endpoints: number, responder?: Responder) {
+async function takenDeliveries(endpoints: number, responder?: Responder, taskQueue = `at-once-${randomUUID()}`) {
   const account = await newAccount();
   const receivers: TestReceiver[] = [];
   for (let index = 0; index < endpoints; index++) receivers.push((await newEndpoint(account, ['webhook.test'], responder)).receiver);
-  const access: TemporalAccess = { client: temporal.client, taskQueue: `at-once-${randomUUID()}` };
+  const access: TemporalAccess = { client: temporal.client, taskQueue };
   const taken: string[] = [];
   await publishEvent({ em: orm.em.fork(), temporal: access, delivery, takeDeliveries: (ids) => taken.push(...ids) }, { accountId: account.accountId, type: 'webhook.test', data: { result: {} } });
   const em = orm.em.fork();
@@ -97,6 +97,18 @@ describe('deliverAtOnce', () => {
       const input = defaultPayloadConverter.fromPayload<DeliverBatchInput>(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!);
       expect(input.deliveries.map((batched) => batched.deliveryId)).toEqual(taken);
       await temporal.client.workflow.getHandle(row!.workflow_id!).terminate('test over');
+    } finally {
+      await close();
+    }
+  });
+
+  it('leaves nothing behind when its caller dies before it runs: the relay’s poll finds what was taken', async () => {
+    // The test stack's own worker and relay serve this task queue; the publish sent them no NOTIFY.
+    const { taken, receivers, close } = await takenDeliveries(1, undefined, inject('taskQueue'));
+    try {
+      await receivers[0]!.waitForRequests(1, 15_000);
+      const row = await until('the relay to send it', async () => (await rowsOf(taken)).find((found) => found.status === 'succeeded'), { timeoutMs: 15_000 });
+      expect(row.workflow_id).toMatch(/^deliveries:dbt_/);
     } finally {
       await close();
     }
