@@ -28,7 +28,7 @@ export interface AtOnceDeps extends AttemptDeps {
  * the usual schedule; if this process dies in between, the relay's recovery starts the run for the whole batch
  * (`claimDeliveriesById`'s lease), and a run finds a delivered row delivered and does not send it again.
  *
- * More than `atOnceMax` deliveries, or any failure here, leave everything to the relay, which this wakes: the rows are
+ * More than `atOnceMax` deliveries, a cancelled caller, or any failure here, leave everything to the relay, which this wakes: the rows are
  * committed, so nothing is lost, only sent a batch run later. `sentBy` names the run the caller is part of: a
  * delivery's workflow id while this sends it, and after, if this settled it.
  */
@@ -36,7 +36,8 @@ export async function deliverAtOnce(deps: AtOnceDeps, deliveryIds: string[], sen
   const unique = [...new Set(deliveryIds)];
   if (unique.length === 0) return;
   try {
-    if (unique.length > atOnceMax) return void (await wakeRelay(deps));
+    // A cancelled caller (a worker shutting down) makes no attempt that would only be cut short and logged.
+    if (unique.length > atOnceMax || deps.signal?.aborted) return void (await wakeRelay(deps));
     const batch = await claimDeliveriesById(deps.em, { taskQueue: deps.publish.temporal.taskQueue, deliveryIds: unique, leaseMs: atOnceBudgetMs, sentBy });
     if (batch) await attemptBatch(deps, batch);
   } catch (error) {

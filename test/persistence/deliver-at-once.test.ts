@@ -114,6 +114,19 @@ describe('deliverAtOnce', () => {
     }
   });
 
+  it('leaves what a cancelled caller took to the relay, unclaimed and unattempted', async () => {
+    const { taken, deps, receivers, close } = await takenDeliveries(1);
+    try {
+      const cancelled = new AbortController();
+      cancelled.abort();
+      await deliverAtOnce({ ...deps, signal: cancelled.signal }, taken, 'ingest-batch:ibt_test');
+      expect(await rowsOf(taken)).toEqual([expect.objectContaining({ status: 'pending', attempt_count: 0, batch_id: null, workflow_id: null })]);
+      expect(receivers[0]!.requests).toHaveLength(0);
+    } finally {
+      await close();
+    }
+  });
+
   it('holds its claim through the budget, then a relay’s recovery may start the batch', async () => {
     const { taken, deps, access, close } = await takenDeliveries(1);
     try {
