@@ -1,5 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 
+/** The worker's entry point, the one launched differently. */
+export const workerEntryPoint = 'src/main/worker.ts';
+
 /**
  * How an entry point's process is launched wherever it runs: its npm script (package.json), docker-compose.yml, and
  * the child processes of the tests and benches (test/support/entry-point.ts). test/unit/compose.test.ts holds the
@@ -7,11 +10,9 @@ import { setFlagsFromString } from 'node:v8';
  *
  * The worker's heap is sized (docs/adr/0060-the-worker-runs-with-a-sized-heap.md): on a large machine V8 lets the
  * young generation grow to 64 MiB a half and the old one to a quarter of memory before it collects, so a worker
- * sending a million pushes held 300 MiB of garbage; a smaller young generation than 32 MiB costs CPU in scavenges. The Temporal SDK sizes its workflow cache from this limit too.
+ * sending a million pushes held 300 MiB of garbage; a smaller young generation than 32 MiB costs CPU in scavenges.
+ * The Temporal SDK sizes its workflow cache from this limit too.
  */
-/** The worker's entry point, the one launched differently. */
-export const workerEntryPoint = 'src/main/worker.ts';
-
 export const workerNodeFlags = ['--max-old-space-size=512', '--max-semi-space-size=32'] as const;
 
 /**

@@ -1,9 +1,8 @@
 import { attemptDelivery, type AttemptDeps, type AttemptResult } from '../domain/deliveries/attempt-delivery.ts';
 import { finishDelivery } from '../domain/deliveries/finish-delivery.ts';
 import type { Logger } from '../logger.ts';
-import { deliveryBatchWorkflowId, type BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
-import { deliveryOutboxChannel } from './channels.ts';
-import { claimDeliveriesById, startClaimedBatch, type ClaimedBatch } from './delivery-batches.ts';
+import type { BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
+import { assignPendingToBatchRun, claimDeliveriesById, markBatchStarted, startClaimedBatch, wakeDeliveryRelays, type ClaimedBatch } from './delivery-batches.ts';
 
 /** More deliveries than this from one caller go to the relay, which batches them into runs with others. */
 export const atOnceMax = 8;
@@ -28,21 +27,21 @@ export interface AtOnceDeps extends AttemptDeps {
  * the usual schedule; if this process dies in between, the relay's recovery starts the run for the whole batch
  * (`claimDeliveriesById`'s lease), and a run finds a delivered row delivered and does not send it again.
  *
- * More than `atOnceMax` deliveries, a cancelled caller, or any failure here, leave everything to the relay, which this wakes: the rows are
- * committed, so nothing is lost, only sent a batch run later. `sentBy` names the run the caller is part of: a
- * delivery's workflow id while this sends it, and after, if this settled it.
+ * More than `atOnceMax` deliveries, a cancelled caller, or any failure here, leave everything to the relay, which
+ * this wakes: the rows are committed, so nothing is lost, only sent a batch run later. `sentBy` names the run the
+ * caller is part of: a delivery's workflow id while this sends it, and after, if this settled it.
  */
 export async function deliverAtOnce(deps: AtOnceDeps, deliveryIds: string[], sentBy: string): Promise<void> {
   const unique = [...new Set(deliveryIds)];
   if (unique.length === 0) return;
   try {
     // A cancelled caller (a worker shutting down) makes no attempt that would only be cut short and logged.
-    if (unique.length > atOnceMax || deps.signal?.aborted) return void (await wakeRelay(deps));
+    if (unique.length > atOnceMax || deps.signal?.aborted) return void (await wakeDeliveryRelays(deps.em));
     const batch = await claimDeliveriesById(deps.em, { taskQueue: deps.publish.temporal.taskQueue, deliveryIds: unique, leaseMs: atOnceBudgetMs, sentBy });
     if (batch) await attemptBatch(deps, batch);
   } catch (error) {
     deps.logger.warn({ err: error, deliveries: unique.length }, 'sending deliveries at once failed; the relay sends them');
-    await wakeRelay(deps).catch(() => undefined);
+    await wakeDeliveryRelays(deps.em).catch(() => undefined);
   }
 }
 
@@ -73,18 +72,10 @@ async function attemptBatch(deps: AtOnceDeps, batch: ClaimedBatch): Promise<void
     if (result.kind === 'retry') unsettled.push(delivery);
     else if (result.kind !== 'delivered') await finishDelivery(deps.em.fork(), { deliveryId: delivery.deliveryId, status: 'failed', reason: result.reason });
   }
-  if (unsettled.length === 0) {
-    // Nothing left for a run: the batch is marked started so that no recovery starts one.
-    await deps.em.execute('update delivery_batches set started_at = now() where id = ?', [batch.batchId]);
-    return;
-  }
+  // Nothing left for a run: no recovery is to start one.
+  if (unsettled.length === 0) return markBatchStarted(deps.em, batch.batchId);
   // What is left is the batch run's from now on, and names it before it starts (a crash in between: the recovery
   // starts that run).
-  await deps.em.execute(`update deliveries set workflow_id = ? where batch_id = ? and status = 'pending'`, [deliveryBatchWorkflowId(batch.batchId), batch.batchId]);
+  await assignPendingToBatchRun(deps.em, batch.batchId);
   await startClaimedBatch({ ...deps.publish, em: deps.em.fork() }, { batchId: batch.batchId, deliveries: unsettled });
-}
-
-/** Tells the relays there is work, as a publish without `takeDeliveries` would have. */
-async function wakeRelay(deps: AtOnceDeps): Promise<void> {
-  await deps.em.execute('select pg_notify(?, ?)', [deliveryOutboxChannel, '']);
 }

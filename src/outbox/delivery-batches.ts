@@ -4,6 +4,7 @@ import type { TemporalAccess } from '../temporal/temporal-access.ts';
 import { deliveryBatchWorkflowId, type BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
 import { startDeliveryBatch } from '../temporal/starters/deliver-batch.ts';
 import { retryOf, type DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
+import { deliveryOutboxChannel } from './channels.ts';
 
 export interface RelayDeps {
   em: EntityManager;
@@ -90,7 +91,31 @@ async function claimInto(
  */
 export async function startClaimedBatch(deps: RelayDeps, batch: ClaimedBatch): Promise<void> {
   await startDeliveryBatch(deps.temporal, { version: 1, batchId: batch.batchId, deliveries: batch.deliveries, retry: retryOf(deps.delivery) });
-  await deps.em.execute('update delivery_batches set started_at = now() where id = ?', [batch.batchId]);
+  await markBatchStarted(deps.em, batch.batchId);
+}
+
+/** No recovery starts the batch's run from now on: it is started, or what it held was settled without one. */
+export async function markBatchStarted(em: EntityManager, batchId: string): Promise<void> {
+  await em.execute('update delivery_batches set started_at = now() where id = ?', [batchId]);
+}
+
+/**
+ * Gives what is still pending in the batch to the batch's own run, by naming that run on it (a batch claimed for a
+ * first attempt made at once names the run that made it, `deliverAtOnce`), and answers every delivery of the batch.
+ */
+export async function assignPendingToBatchRun(em: EntityManager, batchId: string): Promise<BatchedDelivery[]> {
+  const rows = await em.execute<DeliveryRow[]>(
+    `update deliveries d set workflow_id = case when d.status = 'pending' then ? else d.workflow_id end
+       from outbound_events e where d.batch_id = ? and e.id = d.event_id
+     returning d.id, d.event_id, d.endpoint_id, e.type as event_type`,
+    [deliveryBatchWorkflowId(batchId), batchId],
+  );
+  return toBatched(rows);
+}
+
+/** Tells the relays there are pending deliveries, as a publish does unless its caller takes them (`takeDeliveries`). */
+export async function wakeDeliveryRelays(em: EntityManager): Promise<void> {
+  await em.execute('select pg_notify(?, ?)', [deliveryOutboxChannel, '']);
 }
 
 /**
@@ -108,15 +133,7 @@ export async function reclaimStalledBatch(em: EntityManager, taskQueue: string, 
     [taskQueue, olderThanMs / 1000],
   );
   if (!stalled) return undefined;
-  // A batch claimed for a first attempt made at once names the run that made it (deliverAtOnce): what is still
-  // pending now belongs to the batch's own run.
-  const rows = await em.execute<DeliveryRow[]>(
-    `update deliveries d set workflow_id = case when d.status = 'pending' then ? else d.workflow_id end
-       from outbound_events e where d.batch_id = ? and e.id = d.event_id
-     returning d.id, d.event_id, d.endpoint_id, e.type as event_type`,
-    [deliveryBatchWorkflowId(stalled.id), stalled.id],
-  );
-  return { batchId: stalled.id, deliveries: toBatched(rows) };
+  return { batchId: stalled.id, deliveries: await assignPendingToBatchRun(em, stalled.id) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
+import pg from 'pg';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -7,6 +8,7 @@ import { publishEvent } from '../../src/domain/events/publish-event.ts';
 import { createWorkerMetrics } from '../../src/metrics/worker-metrics.ts';
 import { createOutboundHttpClient } from '../../src/outbound/http-client.ts';
 import { atOnceBudgetMs, deliverAtOnce, type AtOnceDeps } from '../../src/outbox/deliver-at-once.ts';
+import { deliveryOutboxChannel } from '../../src/outbox/channels.ts';
 import { claimDeliveriesById, reclaimStalledBatch } from '../../src/outbox/delivery-batches.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { parseAllowCidrs } from '../../src/security/ip-policy.ts';
@@ -64,6 +66,44 @@ const rowsOf = (ids: string[]) =>
     'select id, status, attempt_count, workflow_id, batch_id from deliveries where id = any($1) order by id',
     [ids],
   );
+
+describe('a publish whose caller takes its deliveries', () => {
+  it('wakes no relay: only the publish that does not take them NOTIFYs', async () => {
+    const account = await newAccount();
+    const endpoint = await newEndpoint(account, ['webhook.test']);
+    // One connection, so its notifications arrive in the order of its statements; a marker ends what is counted.
+    const single = await connectOrm(inject('databaseUrl'), 1);
+    const listener = new pg.Client({ connectionString: inject('databaseUrl') });
+    try {
+      const [backend] = await single.em.execute<Array<{ pid: number }>>('select pg_backend_pid() as pid');
+      const pid = backend!.pid;
+      const heard: string[] = [];
+      let markerHeard!: () => void;
+      const marker = new Promise<void>((resolve) => (markerHeard = resolve));
+      listener.on('notification', (message) => {
+        if (message.processId !== pid) return;
+        if (message.payload === 'end') markerHeard();
+        else heard.push(message.payload ?? '');
+      });
+      await listener.connect();
+      await listener.query(`LISTEN ${pg.escapeIdentifier(deliveryOutboxChannel)}`);
+      const access: TemporalAccess = { client: temporal.client, taskQueue: `at-once-${randomUUID()}` };
+      const publish = (takeDeliveries?: (ids: string[]) => void) =>
+        publishEvent({ em: single.em.fork(), temporal: access, delivery, takeDeliveries }, { accountId: account.accountId, type: 'webhook.test', data: { result: {} } });
+      const taken: string[] = [];
+      await publish((ids) => taken.push(...ids));
+      await publish();
+      await single.em.execute('select pg_notify(?, ?)', [deliveryOutboxChannel, 'end']);
+      await marker;
+      expect(taken).toHaveLength(1);
+      expect(heard).toEqual(['']);
+    } finally {
+      await listener.end();
+      await single.close();
+      await endpoint.receiver.close();
+    }
+  });
+});
 
 describe('deliverAtOnce', () => {
   it('claims what it was handed, sends it, and leaves the relay nothing', async () => {

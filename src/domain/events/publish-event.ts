@@ -29,9 +29,9 @@ export interface PublishInput extends EventInput {
 /**
  * Emits an outbound event into the delivery outbox: one SQL statement stores its envelope and one pending delivery
  * per subscribed, enabled endpoint, and signals the relay (`pg_notify`, sent at commit), unless the caller takes the
- * deliveries to send itself (`takeDeliveries`). It answers as soon as that
- * commits; the relay then claims the deliveries into a batch and starts the run that sends them. Nothing here calls
- * Temporal, so no failure can leave an event without its deliveries or a delivery without a sender.
+ * deliveries to send itself (`takeDeliveries`). It answers as soon as that commits; the relay then claims the
+ * deliveries into a batch and starts the run that sends them. Nothing here calls Temporal, so no failure can leave
+ * an event without its deliveries or a delivery without a sender.
  *
  * Idempotent on the event id: the deliveries are written only with the event row, so publishing an event again
  * (a caller retrying after a lost answer) finds it stored and adds nothing.
