@@ -11,6 +11,7 @@ import {
   publishExperienceGoal,
   saveExperienceRunProgress,
   type EndRunInput,
+  type GoalReached,
 } from '../src/domain/experiences/run-steps.ts';
 import { renderTemplate } from '../src/sandbox-safe/experiences/render-template.ts';
 import { callProvider } from '../src/domain/providers/call-provider.ts';
@@ -37,7 +38,7 @@ export function createExperienceActivities({ orm, temporal, delivery, http, secr
     fireExperienceWebhook(input: { run: RunRef; nodeId: string; endpointId: string | null; result: Record<string, unknown> }) {
       return withDomainFailures(() => fireExperienceWebhook(publishDeps(), input));
     },
-    publishExperienceGoal(input: { run: RunRef; goalId: string; eventType: string; eventId: string }) {
+    publishExperienceGoal(input: { run: RunRef } & GoalReached) {
       return withDomainFailures(() => publishExperienceGoal(publishDeps(), input));
     },
     endExperienceRun(input: EndRunInput) {

@@ -17,6 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { RunRef } from '../src/domain/experiences/run-ref.ts';
+import type { GoalReached } from '../src/domain/experiences/run-steps.ts';
 import { nodeById, takeSplit } from '../src/sandbox-safe/experiences/definition-graph.ts';
 import type { Condition, ExperienceNode } from '../src/domain/experiences/definition-schema.ts';
 import type { ExperienceEndReason, ExperienceRunStatus, PathStep } from '../src/persistence/entities/experience-run.ts';
@@ -45,6 +46,9 @@ const localStepsPatch = 'experience-run-local-steps';
 const localEndPatch = 'experience-run-local-end';
 // A run may start where routing's first steps left it (ADR 0066).
 const walkedPatch = 'experience-run-walked-by-routing';
+// An exit goal is announced by the end's own step, and the flow saves no progress while received events are still
+// being checked against the goals (ADR 0073): a hand-over that ends a run costs one local step, not three.
+const exitInEndPatch = 'experience-run-exit-goal-in-end';
 const remoteSteps = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumInterval: '1 minute' },
@@ -90,13 +94,14 @@ const statusOf: Record<ExperienceEndReason, ExperienceRunStatus> = {
  * between steps is not lost. A goal with `exit`, the cancel update, or maxDurationSeconds ends the flow early.
  */
 export async function experienceRun(input: ExperienceRunInput): Promise<ExperienceRunState> {
-  // One marker for a new run: the newest patch implies the older one.
-  const endLocal = patched(localEndPatch);
+  // One marker for a new run: the newest patch implies the older ones.
+  const exitInEnd = patched(exitInEndPatch);
+  const endLocal = exitInEnd || patched(localEndPatch);
   const { enterExperienceRun, saveExperienceRunProgress, fireExperienceWebhook, publishExperienceGoal } = endLocal || patched(localStepsPatch) ? localSteps : remoteSteps;
   const { endExperienceRun } = endLocal ? localSteps : remoteSteps;
   const { definition } = input;
   const carried = input.carried;
-  const walked = !carried && input.walked && patched(walkedPatch) ? input.walked : undefined;
+  const walked = !carried && input.walked && (exitInEnd || patched(walkedPatch)) ? input.walked : undefined;
   const run: RunRef = {
     runId: input.runId,
     accountId: input.accountId,
@@ -113,6 +118,8 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
   let nextSeq = carried?.nextSeq ?? 1;
   let currentNodeId: string | null = carried?.position.nodeId ?? walked?.nodeId ?? definition.start;
   let requestedEnd: { reason: ExperienceEndReason; detail: string | null } | undefined;
+  /** Goals reached as the run ends, which the end announces. */
+  const goalsAtEnd: GoalReached[] = [];
   let ended: { reason: ExperienceEndReason; endedAt: string } | undefined;
   let pumpBusy = false;
 
@@ -176,7 +183,9 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
       if (goal.conditions && !(await evaluate(goal.conditions, event.eventId))) continue;
       goalsReached.push(goal.id);
       record({ id: `goal:${goal.id}`, type: 'goal' }, `reached on ${event.eventType} ${event.eventId}${goal.exit ? '; exit' : ''}`);
-      await publishExperienceGoal({ run, goalId: goal.id, eventType: event.eventType, eventId: event.eventId });
+      const reached = { goalId: goal.id, eventType: event.eventType, eventId: event.eventId };
+      if (exitInEnd && (goal.exit || requestedEnd)) goalsAtEnd.push(reached);
+      else await publishExperienceGoal({ run, ...reached });
       if (goal.exit) requestEnd('goal_reached', `goal ${goal.id}`);
     }
     buffer.push({ ...event, seq: nextSeq++, consumed: false });
@@ -218,6 +227,8 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
    * hours: a fresh run would not know which pushes were its own).
    */
   async function block(position: RunPosition, mayContinue = true): Promise<void> {
+    // Events handed over together may still end the run (an exit goal): a run about to end saves no progress.
+    if (exitInEnd) await condition(() => !pumpBusy && inbox.length === 0);
     const progress = `${currentNodeId}:${path.length}`;
     if (progress !== savedAt) {
       await saveExperienceRunProgress({ runId: run.runId, currentNodeId, path });
@@ -361,7 +372,8 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
   const endedAt = new Date(Date.now()).toISOString();
   // The end is recorded and announced even when the workflow itself is being cancelled.
   return CancellationScope.nonCancellable(async () => {
-    await endExperienceRun({ run, status: statusOf[end.reason], endReason: end.reason, detail: end.detail, currentNodeId, path, endedAt });
+    const goals = goalsAtEnd.length > 0 ? { goals: goalsAtEnd } : {};
+    await endExperienceRun({ run, status: statusOf[end.reason], endReason: end.reason, detail: end.detail, currentNodeId, path, endedAt, ...goals });
     ended = { reason: end.reason, endedAt };
     upsertSearchAttributes([{ key: RunStatus, value: statusOf[end.reason] }]);
     showDetails();

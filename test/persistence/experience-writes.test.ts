@@ -63,7 +63,9 @@ describe('an experience run’s writes run twice', () => {
     await writes.enterExperienceRun({ runId: run.runId });
     await writes.fireExperienceWebhook({ run, nodeId: 'welcome', endpointId: null, result: { step: 'welcome' } });
     await writes.publishExperienceGoal({ run, goalId: 'purchased', eventType: 'purchase', eventId: 'iev_any' });
-    await writes.endExperienceRun({ run, status: 'goal_reached', endReason: 'goal_reached', detail: null, currentNodeId: 'await', path: row.path, endedAt: new Date().toISOString() });
+    // A run's end announces the exit goal it ended on (ADR 0073); a run started before announced it on its own.
+    const goals = [{ goalId: 'purchased', eventType: 'purchase', eventId: 'iev_any' }];
+    await writes.endExperienceRun({ run, status: 'goal_reached', endReason: 'goal_reached', detail: null, currentNodeId: 'await', path: row.path, endedAt: new Date().toISOString(), goals });
 
     expect(await published(account.accountId)).toEqual(before);
     const [after] = await query('select status, current_node_id, path, ended_at from experience_runs where id = $1', [run.runId]);

@@ -195,7 +195,7 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
       stub,
       async (handle) => {
         const state = await handle.result();
-        await recordHistoryIfAsked(handle, 'experience-run-walked-by-routing');
+        await recordHistoryIfAsked(handle, 'experience-run-walked-exit-goal-in-end');
         return state;
       },
       { walked: { nodeId: 'wait1', path: walkedPath } },
@@ -245,6 +245,57 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
       'await2:timeout',
       'done:exit',
     ]);
+  });
+
+  it('ends on an exit goal in a hand-over before its waitForEvent takes the event beside it, in one local step that announces the goal', async () => {
+    const stub = stubActivities();
+    const flow = definition({
+      goals: [{ id: 'bought', eventType: 'purchase', conditions: null, exit: true }],
+      nodes: [
+        { id: 'await', type: 'waitForEvent', eventType: 'checkout', conditions: null, timeoutSeconds: 30 * day, next: 'linger', timeoutNext: 'done' },
+        { id: 'linger', type: 'wait', seconds: 30 * day, next: 'done' },
+        { id: 'done', type: 'exit' },
+      ],
+    });
+    const result = await withRun(flow, stub, async (handle) => {
+      await reach(handle, 'await');
+      await until('the wait on await to be saved', async () => stub.named('save').length, (saved) => saved === 1);
+      await handle.signal(runEvents, [event('checkout', 'iev_checkout'), event('purchase', 'iev_purchase')]);
+      const state = await handle.result();
+      await recordHistoryIfAsked(handle, 'experience-run-exit-goal-in-end');
+      return state;
+    });
+    // The events of a hand-over meet the goals first (ADR 0073): the exit ends the run where it waited.
+    expect(result).toMatchObject({ status: 'goal_reached', endReason: 'goal_reached', currentNodeId: 'await' });
+    expect(result.path.map((step) => `${step.nodeId}:${step.outcome}`)).toEqual(['goal:bought:reached on purchase iev_purchase; exit']);
+    // The save before the wait on `await` and nothing else: the goal rides on the end, the run's only step after.
+    expect(stub.named('save')).toEqual([expect.objectContaining({ currentNodeId: 'await' })]);
+    expect(stub.named('goal')).toEqual([]);
+    expect(stub.named('end')).toEqual([
+      expect.objectContaining({ endReason: 'goal_reached', goals: [{ goalId: 'bought', eventType: 'purchase', eventId: 'iev_purchase' }] }),
+    ]);
+  });
+
+  it('saves no progress on the node it moved to while a goal with conditions is still being checked, when that goal ends the run', async () => {
+    const stub = stubActivities();
+    const flow = definition({
+      goals: [{ id: 'bought', eventType: 'purchase', conditions: { field: 'event.attributes.total', op: 'gt', value: 0 }, exit: true }],
+      nodes: [
+        { id: 'await', type: 'waitForEvent', eventType: 'checkout', conditions: null, timeoutSeconds: 30 * day, next: 'linger', timeoutNext: 'done' },
+        { id: 'linger', type: 'wait', seconds: 30 * day, next: 'done' },
+        { id: 'done', type: 'exit' },
+      ],
+    });
+    const result = await withRun(flow, stub, async (handle) => {
+      await reach(handle, 'await');
+      await handle.signal(runEvents, [event('checkout', 'iev_checkout'), event('purchase', 'iev_purchase')]);
+      return handle.result();
+    });
+    // While the goal's condition is read, the flow takes the checkout and moves on; the goal then ends the run.
+    expect(result).toMatchObject({ status: 'goal_reached', currentNodeId: 'linger' });
+    expect(result.path.map((step) => step.nodeId)).toEqual(['await', 'goal:bought']);
+    expect(stub.named('save')).toEqual([expect.objectContaining({ currentNodeId: 'await' })]);
+    expect(stub.named('end')).toEqual([expect.objectContaining({ goals: [expect.objectContaining({ goalId: 'bought' })] })]);
   });
 
   it('continues as new while it waits, carrying its path, buffer and goals', async () => {
@@ -318,7 +369,11 @@ describe('experienceRun workflow (dev server, stub activities)', () => {
     expect(Date.parse(result.endedAt!) - Date.parse(result.path[0]!.at)).toBeLessThan(day * 1000);
     expect(result).toMatchObject({ status: 'goal_reached', endReason: 'goal_reached', currentNodeId: 'wait1' });
     expect(result.path.map((step) => step.nodeId)).toEqual(['goal:purchased']);
-    expect(new Set(stub.named('goal').map((goal) => `${goal.goalId} on ${goal.eventId}`))).toEqual(new Set(['purchased on iev_purchase']));
+    // The end announces the exit goal (ADR 0073); each repeat of the end's step announces the same one.
+    expect(stub.named('goal')).toEqual([]);
+    expect(new Set(stub.named('end').flatMap((end) => end.goals.map((goal: { goalId: string; eventId: string }) => `${goal.goalId} on ${goal.eventId}`)))).toEqual(
+      new Set(['purchased on iev_purchase']),
+    );
     expect(new Set(stub.named('end').map((end) => end.endReason))).toEqual(new Set(['goal_reached']));
   });
 

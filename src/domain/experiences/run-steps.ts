@@ -50,12 +50,17 @@ export async function fireExperienceWebhook(
   });
 }
 
-export async function publishExperienceGoal(
-  deps: PublishDeps,
-  input: { run: RunRef; goalId: string; eventType: string; eventId: string },
-): Promise<{ eventId: string }> {
+/** A goal a run reached: which goal, on which received event. */
+export interface GoalReached {
+  goalId: string;
+  eventType: string;
+  eventId: string;
+}
+
+/** `experience.goal.reached`; the context is read unless the caller has it (the end, announcing its exit goal). */
+export async function publishExperienceGoal(deps: PublishDeps, input: { run: RunRef } & GoalReached, known?: ExperienceContext): Promise<{ eventId: string }> {
   const { run } = input;
-  const context = await loadRunContext(deps.em, run);
+  const context = known ?? (await loadRunContext(deps.em, run));
   return publishEvent(deps, {
     eventId: derivedId('evt_', run.runId, 'goal', input.goalId),
     accountId: run.accountId,
@@ -73,15 +78,20 @@ export interface EndRunInput {
   currentNodeId: string | null;
   path: PathStep[];
   endedAt: string;
+  /** Goals the run reached as it ended (an exit goal), announced before the end; runs before ADR 0073 never pass any. */
+  goals?: GoalReached[];
 }
 
 /**
- * Records the end and announces it: `experience.ended` for a person, `experience.completed` (without clientUserId)
- * for an anonymous run. An `after_exit` entry key is released, so the person may enter again.
+ * Records the end and announces it: first the goals it ended on, then `experience.ended` for a person,
+ * `experience.completed` (without clientUserId) for an anonymous run. An `after_exit` entry key is released, so the
+ * person may enter again.
  */
 export async function endExperienceRun(deps: PublishDeps, input: EndRunInput): Promise<{ eventId: string }> {
   const { run } = input;
-  await deps.em.transactional(async (tx) => {
+  const context = await loadRunContext(deps.em, run);
+  // One transaction: a run that reads as ended has announced its end and the goals it ended on.
+  return deps.em.transactional(async (tx) => {
     const row = await tx.findOneOrFail(ExperienceRun, { id: run.runId });
     if (row.status === 'running') {
       row.status = input.status;
@@ -95,8 +105,10 @@ export async function endExperienceRun(deps: PublishDeps, input: EndRunInput): P
       row.path = input.path.length ? input.path : row.path;
     }
     if (row.entryKey?.startsWith('live:')) row.entryKey = null;
+    const inTransaction = { ...deps, em: tx };
+    for (const goal of input.goals ?? []) await publishExperienceGoal(inTransaction, { run, ...goal }, context);
+    return announceRunEnd(inTransaction, run, context, input.endReason, input.currentNodeId);
   });
-  return announceRunEnd(deps, run, await loadRunContext(deps.em, run), input.endReason, input.currentNodeId);
 }
 
 /** `experience.ended` for a person's run, `experience.completed` (without clientUserId) for an anonymous one. */
