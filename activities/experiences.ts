@@ -21,9 +21,11 @@ import type { ActivityDeps } from './deps.ts';
 import { engineDeps, throwRetry } from './send-engine.ts';
 import { sendExperiencePush, type ExperiencePushOutcome } from '../src/domain/experiences/send-experience-push.ts';
 import { withDomainFailures } from './domain-failures.ts';
+import { publishingAtOnce } from './at-once.ts';
 
 /** An experience run's I/O: its row, its conditions, and the actions its nodes fire. */
-export function createExperienceActivities({ orm, temporal, delivery, http, secrets, push }: ActivityDeps) {
+export function createExperienceActivities(deps: ActivityDeps) {
+  const { orm, temporal, delivery, http, secrets, push } = deps;
   const publishDeps = () => ({ em: orm.em.fork(), temporal, delivery });
   return {
     enterExperienceRun(input: { runId: string }) {
@@ -41,8 +43,9 @@ export function createExperienceActivities({ orm, temporal, delivery, http, secr
     publishExperienceGoal(input: { run: RunRef } & GoalReached) {
       return withDomainFailures(() => publishExperienceGoal(publishDeps(), input));
     },
+    /** The end and what it announces, sent at once from here: the run closes right after (ADR 0073). */
     endExperienceRun(input: EndRunInput) {
-      return withDomainFailures(() => endExperienceRun(publishDeps(), input));
+      return publishingAtOnce(deps, (takeDeliveries) => withDomainFailures(() => endExperienceRun({ ...publishDeps(), takeDeliveries }, input)));
     },
     /** A push node: the message to the person's devices; each wave heartbeats, and a retry sends what is still pending. */
     async sendExperiencePush(input: { run: RunRef; nodeId: string; notificationId: string; step: number }): Promise<ExperiencePushOutcome> {

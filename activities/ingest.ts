@@ -8,7 +8,7 @@ import type { AcceptedEvent } from '../workflows/ingest-event.contract.ts';
 import { withDomainFailures } from './domain-failures.ts';
 import type { ActivityDeps } from './deps.ts';
 import { whileHeartbeating } from './heartbeat.ts';
-import { deliverAtOnce } from '../src/outbox/deliver-at-once.ts';
+import { publishingAtOnce } from './at-once.ts';
 
 /** What recordInboundEvent's outcome leaves the event's status at, when it is one the metric counts. */
 const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
@@ -18,7 +18,8 @@ const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
  * status counts it (richpush_ingest_events_processed_total) once it has returned: a step retried after its commit
  * counts again, so the counter is at least, not exactly, the number of events.
  */
-export function createIngestActivities({ orm, temporal, delivery, metrics, logger, http, secrets }: ActivityDeps) {
+export function createIngestActivities(deps: ActivityDeps) {
+  const { orm, temporal, delivery, metrics, logger } = deps;
   return {
     async recordInboundEvent(accepted: AcceptedEvent, config: EventConfig): Promise<LinkOutcome> {
       const linked = await withDomainFailures(() => linkInboundEvent({ em: orm.em.fork(), temporal }, accepted, config));
@@ -39,19 +40,10 @@ export function createIngestActivities({ orm, temporal, delivery, metrics, logge
      * convert here. The deliveries its routing writes (a flow's actions) are sent from here, at once (ADR 0072).
      */
     async processInboundEvents(input: { eventIds: string[] }): Promise<ProcessedEvent[]> {
-      const { cancellationSignal: signal, info } = Context.current();
-      const written: string[] = [];
-      // The run a delivery sent from here names (an activity always runs for one; the fallback only satisfies the type).
-      const sentBy = info.workflowExecution?.workflowId ?? info.activityType;
-      const processed = await whileHeartbeating(async () => {
-        try {
-          return await processInboundEvents({ em: orm.em.fork(), temporal, delivery, logger, signal, takeDeliveries: (ids) => written.push(...ids) }, input.eventIds);
-        } finally {
-          // Also after a failure: what committed before it is sent, the rest is the retry's.
-          const em = orm.em.fork();
-          await deliverAtOnce({ em, http, secrets, publish: { em, temporal, delivery }, metrics, logger, signal }, written, sentBy);
-        }
-      });
+      const { cancellationSignal: signal } = Context.current();
+      const processed = await whileHeartbeating(() =>
+        publishingAtOnce(deps, (takeDeliveries) => processInboundEvents({ em: orm.em.fork(), temporal, delivery, logger, signal, takeDeliveries }, input.eventIds)),
+      );
       for (const event of processed) if (event.state.status !== 'RECEIVED') metrics.eventProcessed(event.state.status);
       return processed;
     },

@@ -1,12 +1,13 @@
 import { describe, expect, it, type TestContext } from 'vitest';
 import { newAccount } from '../support/api.ts';
-import { flow, publishedExperience } from '../support/experiences.ts';
+import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
 import type { Responder } from '../support/receiver.ts';
 import { newEndpoint, waitForDeliveries } from '../support/webhooks.ts';
 
 // A flow's webhook action, routed by an ingest chunk, is attempted by that chunk as soon as it commits (ADR 0072);
-// what that attempt does not settle goes on in a deliverBatch run, on the usual schedule.
+// what that attempt does not settle goes on in a deliverBatch run, on the usual schedule. A live run's end sends what
+// it announces the same way, from its end step (ADR 0073).
 
 /** A published flow that fires `experience.action` at its trigger, `signup`, and ends; its endpoint answers as told. */
 async function signupFlow(t: Pick<TestContext, 'onTestFinished'>, responder?: Responder) {
@@ -55,5 +56,29 @@ describe('a flow action sent by the chunk that routed it', () => {
     const { delivery, receiver } = await signupFlow(t, () => ({ status: 400, body: 'no' }));
     expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1, workflowId: expect.stringMatching(/^ingest-batch:/), failureReason: expect.stringContaining('HTTP 400') });
     expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('is sent by a live run’s end step: its exit goal and its end, each in one attempt, naming the run', { timeout: 60_000 }, async (t) => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const endpoint = await newEndpoint(account, ['experience.goal.reached', 'experience.ended']);
+    t.onTestFinished(() => endpoint.receiver.close());
+    const experience = await publishedExperience(
+      account,
+      flow({
+        goals: [{ id: 'bought', eventType: 'purchase', conditions: null, exit: true }],
+        nodes: [{ id: 'linger', type: 'wait', seconds: 86_400, next: 'done' }, { id: 'done', type: 'exit' }],
+      }),
+    );
+    expect((await postSigned(connection, directEvent({ eventType: 'signup', clientUserId: 'u_goal_at_once' }))).status).toBe(202);
+    const [waiting] = await waitForRuns(account, experience.experienceId, (runs) => runs[0]?.currentNodeId === 'linger' && runs[0]?.status === 'running');
+    expect((await postSigned(connection, directEvent({ eventType: 'purchase', clientUserId: 'u_goal_at_once' }))).status).toBe(202);
+    const settled = (items: Array<{ status: string }>) => items.length === 2 && items.every((item) => item.status !== 'pending');
+    const deliveries = await waitForDeliveries(account, endpoint.endpointId, settled, 30_000);
+    for (const delivery of deliveries) {
+      expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 1, workflowId: waiting.workflowId });
+      expect(attemptsOf(delivery)).toEqual([[1, 'delivered']]);
+    }
+    expect(endpoint.receiver.requests.map((request) => JSON.parse(request.body).type).sort()).toEqual(['experience.ended', 'experience.goal.reached']);
   });
 });

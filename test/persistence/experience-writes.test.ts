@@ -1,8 +1,16 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it, type TestContext } from 'vitest';
 import type { ActivityDeps } from '../../activities/deps.ts';
 import { createExperienceActivities } from '../../activities/experiences.ts';
 import type { RunRef } from '../../src/domain/experiences/run-ref.ts';
+import type { EndRunInput } from '../../src/domain/experiences/run-steps.ts';
+import { createWorkerMetrics } from '../../src/metrics/worker-metrics.ts';
+import { createOutboundHttpClient } from '../../src/outbound/http-client.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
+import { parseAllowCidrs } from '../../src/security/ip-policy.ts';
+import { createSecretBox } from '../../src/security/secret-box.ts';
 import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
@@ -13,10 +21,14 @@ import { newEndpoint } from '../support/webhooks.ts';
 // was recorded runs the write again. These are the writes' answers to that second run.
 
 let orm: Orm;
+const http = createOutboundHttpClient({ allow: parseAllowCidrs('127.0.0.0/8,::1/128'), timeoutMs: 5_000, ca: inject('receiverCert') });
 beforeAll(async () => {
   orm = await connectOrm(inject('databaseUrl'), 2);
 });
-afterAll(() => orm?.close());
+afterAll(async () => {
+  http.close();
+  await orm?.close();
+});
 
 /** What a run has published: its events and their deliveries, counted in Postgres. */
 async function published(accountId: string): Promise<{ events: string[]; deliveries: number }> {
@@ -59,13 +71,24 @@ describe('an experience run’s writes run twice', () => {
       clientUserId: row.client_user_id,
       triggerEventId: row.trigger_event_id,
     };
-    const writes = createExperienceActivities({ orm, temporal: { taskQueue: inject('taskQueue') }, delivery: inject('delivery') } as ActivityDeps);
+    const writes = createExperienceActivities({
+      orm,
+      temporal: { taskQueue: inject('taskQueue') },
+      delivery: inject('delivery'),
+      http,
+      secrets: createSecretBox(inject('secretsKey')),
+      metrics: createWorkerMetrics(new Registry()),
+      logger: pino({ level: 'silent' }),
+    } as ActivityDeps);
+    // The end sends what it publishes from its activity (ADR 0073), so it runs as one.
+    const activity = new MockActivityEnvironment();
     await writes.enterExperienceRun({ runId: run.runId });
     await writes.fireExperienceWebhook({ run, nodeId: 'welcome', endpointId: null, result: { step: 'welcome' } });
     await writes.publishExperienceGoal({ run, goalId: 'purchased', eventType: 'purchase', eventId: 'iev_any' });
     // A run's end announces the exit goal it ended on (ADR 0073); a run started before announced it on its own.
     const goals = [{ goalId: 'purchased', eventType: 'purchase', eventId: 'iev_any' }];
-    await writes.endExperienceRun({ run, status: 'goal_reached', endReason: 'goal_reached', detail: null, currentNodeId: 'await', path: row.path, endedAt: new Date().toISOString(), goals });
+    const end: EndRunInput = { run, status: 'goal_reached', endReason: 'goal_reached', detail: null, currentNodeId: 'await', path: row.path, endedAt: new Date().toISOString(), goals };
+    await activity.run(() => writes.endExperienceRun(end));
 
     expect(await published(account.accountId)).toEqual(before);
     const [after] = await query('select status, current_node_id, path, ended_at from experience_runs where id = $1', [run.runId]);
