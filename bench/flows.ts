@@ -511,6 +511,8 @@ async function main(context: BenchContext): Promise<number> {
 
   const recordings = [soloRecording, deliveryRecording, flowRecording, advanceRecording];
   const duplicates = recordings.reduce((sum, recording) => sum + recording.duplicates, 0);
+  const phaseNames = ['one in flight', 'deliveries', 'starting runs', 'advancing'];
+  const duplicatesBy = recordings.flatMap((recording, index) => [...recording.duplicateTypes].map(([type, n]) => `${phaseNames[index]} ${type} ${n}`));
   const signatureFailures = recordings.reduce((sum, recording) => sum + recording.signatureFailures, 0);
   const lost = flowLost + advanceLost;
   const stillLive = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and status = 'running' and current_node_id = 'wait'`, [account.id]);
@@ -573,7 +575,7 @@ async function main(context: BenchContext): Promise<number> {
   out(`  one in flight: flow over delivery   p50 ${fmt(soloFlowLatency.p50 / soloDeliveryLatency.p50, 2)}x, p99 ${fmt(soloFlowLatency.p99 / soloDeliveryLatency.p99, 2)}x`);
   out(`  under load: flow over delivery       p50 ${fmt(flowLatency.p50 / deliveryLatency.p50, 2)}x, p99 ${fmt(flowLatency.p99 / deliveryLatency.p99, 2)}x`);
   out(
-    `  lost actions and goals ${lost}, duplicate receipts ${duplicates}, signature failures ${signatureFailures}, waiting runs still live ${stillLive}/${liveTarget}, ` +
+    `  lost actions and goals ${lost}, duplicate receipts ${duplicates}${duplicatesBy.length ? ` (${duplicatesBy.join(', ')})` : ''}, signature failures ${signatureFailures}, waiting runs still live ${stillLive}/${liveTarget}, ` +
       `advanced runs ended by their goal ${endedByGoal}/${fullyPosted.length}`,
   );
   out(`  worker peak RSS ${fmt(workerPeakRssMiB, 0)} MiB${WORKER_NODE_OPTIONS ? ` (worker NODE_OPTIONS ${WORKER_NODE_OPTIONS})` : ''}`);

@@ -7,6 +7,8 @@ export class Recording {
   /** The body of each first receipt, when the phase needs to read what arrived (`new Recording(true)`). */
   readonly bodies = new Map<string, string>();
   duplicates = 0;
+  /** Duplicates by the envelope's event type, to tell which path sent one twice. */
+  readonly duplicateTypes = new Map<string, number>();
   signatureFailures = 0;
   readonly failureReasons = new Map<string, number>();
   readonly keepBodies: boolean;
@@ -23,6 +25,8 @@ export class Recording {
   note(id: string, receivedAt: number, body: () => string): void {
     if (this.receivedAt.has(id)) {
       this.duplicates += 1;
+      const type = envelopeType(body());
+      this.duplicateTypes.set(type, (this.duplicateTypes.get(type) ?? 0) + 1);
       return;
     }
     this.receivedAt.set(id, receivedAt);
@@ -35,6 +39,14 @@ export class Recording {
   whenReceived(id: string): Promise<void> {
     if (this.receivedAt.has(id)) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.set(id, resolve));
+  }
+}
+
+function envelopeType(body: string): string {
+  try {
+    return String((JSON.parse(body) as { type?: unknown }).type);
+  } catch {
+    return 'unreadable';
   }
 }
 
