@@ -372,8 +372,7 @@ export async function experienceRun(input: ExperienceRunInput): Promise<Experien
   const endedAt = new Date(Date.now()).toISOString();
   // The end is recorded and announced even when the workflow itself is being cancelled.
   return CancellationScope.nonCancellable(async () => {
-    const goals = goalsAtEnd.length > 0 ? { goals: goalsAtEnd } : {};
-    await endExperienceRun({ run, status: statusOf[end.reason], endReason: end.reason, detail: end.detail, currentNodeId, path, endedAt, ...goals });
+    await endExperienceRun({ run, status: statusOf[end.reason], endReason: end.reason, detail: end.detail, currentNodeId, path, endedAt, goals: goalsAtEnd });
     ended = { reason: end.reason, endedAt };
     upsertSearchAttributes([{ key: RunStatus, value: statusOf[end.reason] }]);
     showDetails();

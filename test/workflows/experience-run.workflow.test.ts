@@ -4,7 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ExperienceDefinition } from '../../src/domain/experiences/definition-schema.ts';
+import type { ExperienceDefinition, ExperienceGoal } from '../../src/domain/experiences/definition-schema.ts';
 import type { EndRunInput } from '../../src/domain/experiences/run-steps.ts';
 import { cancelRun, runEvent, runEvents, runState, type ExperienceRunInput, type ExperienceRunState, type ExperienceRunWorkflow } from '../../workflows/experience-run.contract.ts';
 import { startExperienceRun } from '../../src/temporal/starters/experience-run.ts';
@@ -124,6 +124,24 @@ const reach = (handle: WorkflowHandle, nodeId: string): Promise<ExperienceRunSta
   });
 
 const event = (eventType: string, eventId = `iev_${randomUUID()}`) => ({ eventId, eventType, occurredAt: new Date().toISOString() });
+
+/** A checkout flow: wait for `checkout`, then a 30-day linger; an exit goal on `purchase` with these conditions. */
+const checkoutFlow = (goalConditions: ExperienceGoal['conditions']) =>
+  definition({
+    goals: [{ id: 'bought', eventType: 'purchase', conditions: goalConditions, exit: true }],
+    nodes: [
+      { id: 'await', type: 'waitForEvent', eventType: 'checkout', conditions: null, timeoutSeconds: 30 * day, next: 'linger', timeoutNext: 'done' },
+      { id: 'linger', type: 'wait', seconds: 30 * day, next: 'done' },
+      { id: 'done', type: 'exit' },
+    ],
+  });
+
+/** Once the run has saved its wait on `await`, hands it a checkout and a purchase together, as routing would. */
+async function handOverCheckoutAndPurchase(handle: WorkflowHandle, stub: ReturnType<typeof stubActivities>): Promise<void> {
+  await reach(handle, 'await');
+  await until('the wait on await to be saved', async () => stub.named('save').length, (saved) => saved === 1);
+  await handle.signal(runEvents, [event('checkout', 'iev_checkout'), event('purchase', 'iev_purchase')]);
+}
 
 describe('experienceRun workflow (time-skipping, stub activities)', () => {
   it('sends a push node, waits out the quiet hours that held it, sends the rest, and records both outcomes', async () => {
@@ -249,18 +267,8 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
 
   it('ends on an exit goal in a hand-over before its waitForEvent takes the event beside it, in one local step that announces the goal', async () => {
     const stub = stubActivities();
-    const flow = definition({
-      goals: [{ id: 'bought', eventType: 'purchase', conditions: null, exit: true }],
-      nodes: [
-        { id: 'await', type: 'waitForEvent', eventType: 'checkout', conditions: null, timeoutSeconds: 30 * day, next: 'linger', timeoutNext: 'done' },
-        { id: 'linger', type: 'wait', seconds: 30 * day, next: 'done' },
-        { id: 'done', type: 'exit' },
-      ],
-    });
-    const result = await withRun(flow, stub, async (handle) => {
-      await reach(handle, 'await');
-      await until('the wait on await to be saved', async () => stub.named('save').length, (saved) => saved === 1);
-      await handle.signal(runEvents, [event('checkout', 'iev_checkout'), event('purchase', 'iev_purchase')]);
+    const result = await withRun(checkoutFlow(null), stub, async (handle) => {
+      await handOverCheckoutAndPurchase(handle, stub);
       const state = await handle.result();
       await recordHistoryIfAsked(handle, 'experience-run-exit-goal-in-end');
       return state;
@@ -278,17 +286,8 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
 
   it('saves no progress on the node it moved to while a goal with conditions is still being checked, when that goal ends the run', async () => {
     const stub = stubActivities();
-    const flow = definition({
-      goals: [{ id: 'bought', eventType: 'purchase', conditions: { field: 'event.attributes.total', op: 'gt', value: 0 }, exit: true }],
-      nodes: [
-        { id: 'await', type: 'waitForEvent', eventType: 'checkout', conditions: null, timeoutSeconds: 30 * day, next: 'linger', timeoutNext: 'done' },
-        { id: 'linger', type: 'wait', seconds: 30 * day, next: 'done' },
-        { id: 'done', type: 'exit' },
-      ],
-    });
-    const result = await withRun(flow, stub, async (handle) => {
-      await reach(handle, 'await');
-      await handle.signal(runEvents, [event('checkout', 'iev_checkout'), event('purchase', 'iev_purchase')]);
+    const result = await withRun(checkoutFlow({ field: 'event.attributes.total', op: 'gt', value: 0 }), stub, async (handle) => {
+      await handOverCheckoutAndPurchase(handle, stub);
       return handle.result();
     });
     // While the goal's condition is read, the flow takes the checkout and moves on; the goal then ends the run.

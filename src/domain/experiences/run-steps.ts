@@ -78,7 +78,7 @@ export interface EndRunInput {
   currentNodeId: string | null;
   path: PathStep[];
   endedAt: string;
-  /** Goals the run reached as it ended (an exit goal), announced before the end; runs before ADR 0073 never pass any. */
+  /** Goals the run reached as it ended (an exit goal), announced before the end; runs before ADR 0073 pass none. */
   goals?: GoalReached[];
 }
 
