@@ -1,10 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../src/api/routes.ts';
 import { buildOpenApiDocument } from '../../src/http/openapi.ts';
 import { pushSendSources, pushSendStatuses } from '../../src/persistence/entities/push-send.ts';
-import { readRepositoryFile, repositoryRoot } from './markdown.ts';
+import { filesUnder, readRepositoryFile } from './markdown.ts';
 
 // docs/api.md is the guide callers read; the OpenAPI document, generated from the zod schemas, is the reference. The
 // guide must name every operation the document has, and the values a caller meets in answers.
@@ -14,13 +12,11 @@ interface Operation {
   path: string;
 }
 
-const document = buildOpenApiDocument(routes) as {
-  paths: Record<string, Record<string, unknown>>;
-  components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
-};
+const document = buildOpenApiDocument(routes);
+const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
-const operations: Operation[] = Object.entries(document.paths).flatMap(([path, methods]) =>
-  Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })),
+const operations: Operation[] = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+  httpMethods.filter((method) => item[method] !== undefined).map((method) => ({ method: method.toUpperCase(), path })),
 );
 
 /** An operation is named as `` `METHOD /path` ``, the path as in the OpenAPI document, then a query, a space or the span's end. */
@@ -30,18 +26,8 @@ const namedIn = (guide: string, { method, path }: Operation) => {
 };
 
 /** The id prefixes the service gives its records: every `newId('<prefix>')` under src/. */
-function idPrefixes(): string[] {
-  const prefixes = new Set<string>();
-  const walk = (folder: string) => {
-    for (const name of readdirSync(join(repositoryRoot, folder))) {
-      const path = join(folder, name);
-      if (statSync(join(repositoryRoot, path)).isDirectory()) walk(path);
-      else if (name.endsWith('.ts')) for (const [, prefix] of readFileSync(join(repositoryRoot, path), 'utf8').matchAll(/\bnewId\('([a-z]+_)'\)/g)) prefixes.add(prefix!);
-    }
-  };
-  walk('src');
-  return [...prefixes].sort();
-}
+const idPrefixes = (): string[] =>
+  [...new Set(filesUnder('src').filter((path) => path.endsWith('.ts')).flatMap((path) => [...readRepositoryFile(path).matchAll(/\bnewId\('([a-z]+_)'\)/g)].map(([, prefix]) => prefix!)))].sort();
 
 describe('docs/api.md against the OpenAPI document', () => {
   const guide = readRepositoryFile('docs/api.md');
@@ -65,7 +51,8 @@ describe('docs/api.md against the OpenAPI document', () => {
   });
 
   it("names every field of a message's send, as `GET /notification/get` answers it", () => {
-    const fields = Object.keys(document.components.schemas.NotificationSend?.properties ?? {});
+    const schema = document.components?.schemas?.NotificationSend;
+    const fields = Object.keys(typeof schema === 'object' && 'properties' in schema ? (schema.properties ?? {}) : {});
     expect(fields).toEqual(expect.arrayContaining(['state', 'expired', 'capped', 'quiet', 'conversions', 'conversionRate', 'ratePerMinute', 'sendInLocalTime', 'groups']));
     const sendSection = guide.slice(guide.indexOf('`send` is `{'), guide.indexOf('### `GET /notification/list`'));
     expect(fields.filter((field) => !new RegExp(`\\b${field}\\b`).test(sendSection))).toEqual([]);

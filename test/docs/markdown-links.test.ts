@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { brokenLink, documentationFiles, linksOf, readRepositoryFile, repositoryRoot } from './markdown.ts';
+import { brokenLink, documentationFiles, filesUnder, linksOf, readRepositoryFile, repositoryRoot } from './markdown.ts';
 
 // A reader follows the documentation by its links, and code comments point into it by path: both must resolve. A
 // decision record merged into another stays as a stub, so a link to it still lands somewhere that says where to go.
@@ -15,21 +15,17 @@ function brokenLinksOf(file: string, text: string): string[] {
   });
 }
 
-/** Source files whose comments and strings may name a documentation file. */
-function sourceFiles(): string[] {
-  const found: string[] = [];
-  const walk = (folder: string) => {
-    for (const name of readdirSync(join(repositoryRoot, folder)).sort()) {
-      const path = `${folder}/${name}`;
-      // Fixtures are recorded data; the documentation tests name files that do not exist on purpose.
-      if (name === 'fixtures' || name === 'node_modules' || path === 'test/docs') continue;
-      if (statSync(join(repositoryRoot, path)).isDirectory()) walk(path);
-      else if (/\.(ts|cjs|js|py)$/.test(name)) found.push(path);
-    }
-  };
-  for (const folder of ['src', 'workflows', 'activities', 'bench', 'test']) walk(folder);
-  return [...found, 'Dockerfile', 'docker-compose.yml', 'package.json', ...documentationFiles()];
-}
+/** Source files whose comments and strings may name a documentation file. Fixtures are recorded data, and the
+ * documentation tests name files that do not exist on purpose. */
+const sourceFiles = (): string[] => [
+  ...['src', 'workflows', 'activities', 'bench', 'test']
+    .flatMap((folder) => filesUnder(folder, (path) => path.endsWith('/fixtures') || path === 'test/docs'))
+    .filter((path) => /\.(ts|cjs|js|py)$/.test(path)),
+  'Dockerfile',
+  'docker-compose.yml',
+  'package.json',
+  ...documentationFiles(),
+];
 
 describe('links in README.md and docs/', () => {
   const files = documentationFiles();

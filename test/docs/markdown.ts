@@ -9,19 +9,19 @@ export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '
 
 export const readRepositoryFile = (path: string) => readFileSync(join(repositoryRoot, path), 'utf8');
 
-/** The Markdown files a reader follows links through: README.md and everything under docs/, as repository paths. */
-export function documentationFiles(): string[] {
-  const found = ['README.md'];
-  const walk = (folder: string) => {
-    for (const name of readdirSync(join(repositoryRoot, folder)).sort()) {
+/** The files under a folder of the repository (skipping folders `skip` names), as repository paths, sorted. */
+export function filesUnder(folder: string, skip: (path: string) => boolean = () => false): string[] {
+  return readdirSync(join(repositoryRoot, folder))
+    .sort()
+    .flatMap((name) => {
       const path = `${folder}/${name}`;
-      if (statSync(join(repositoryRoot, path)).isDirectory()) walk(path);
-      else if (name.endsWith('.md')) found.push(path);
-    }
-  };
-  walk('docs');
-  return found;
+      if (skip(path)) return [];
+      return statSync(join(repositoryRoot, path)).isDirectory() ? filesUnder(path, skip) : [path];
+    });
 }
+
+/** The Markdown files a reader follows links through: README.md and everything under docs/, as repository paths. */
+export const documentationFiles = (): string[] => ['README.md', ...filesUnder('docs').filter((path) => path.endsWith('.md'))];
 
 /** The text with fenced code blocks blanked out (line numbers kept), so that code is never read as prose. */
 export function withoutCodeBlocks(text: string): string {
