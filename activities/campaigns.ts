@@ -2,7 +2,7 @@ import { beginCampaignSend } from '../src/domain/campaigns/begin-campaign-send.t
 import { countCampaign } from '../src/domain/campaigns/campaign-counts.ts';
 import { readCampaignMessage } from '../src/domain/campaigns/campaign-message.ts';
 import { finishCampaignSend } from '../src/domain/campaigns/finish-campaign-send.ts';
-import type { CampaignEndState } from '../workflows/campaign-send.contract.ts';
+import type { CampaignEnd } from '../workflows/campaign-send.contract.ts';
 import { nextHeldPush, sendCampaignShard, sendDueCampaignPushes } from '../src/domain/campaigns/send-campaign-shard.ts';
 import { countTestPushes } from '../src/domain/campaigns/test-push-counts.ts';
 import { deliverPushes } from '../src/domain/sends/deliver-pushes.ts';
@@ -43,7 +43,7 @@ export function createCampaignActivities({ orm, temporal, delivery, push }: Acti
     readCampaignCounts(input: { notificationId: string }) {
       return countCampaign(orm.em.fork(), input.notificationId);
     },
-    finishCampaignSend(input: { notificationId: string; state: CampaignEndState; reason: string | null }) {
+    finishCampaignSend(input: { notificationId: string } & CampaignEnd) {
       return finishCampaignSend(publishDeps(), input);
     },
     async sendTestPushes(input: { notificationId: string; sendIds: string[] }) {

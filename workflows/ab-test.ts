@@ -127,47 +127,9 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
     }
   }
 
-  async function runTest(): Promise<void> {
-    run.phase = 'sending';
-    const begun = await beginAbTest({ testId });
-    if (begun.outcome === 'failed') {
-      show('FAILED', begun.reason);
-      return;
-    }
-    if (begun.outcome === 'not-scheduled') {
-      // The schedule never committed in Postgres (the API's transaction failed after starting this run).
-      show(begun.state, 'not scheduled in the database; nothing to do');
-      return;
-    }
-    run.audience = begun.audience;
-    show('RUNNING', `sending to arms A and B (${begun.arms.A} and ${begun.arms.B} devices)`);
-    for (const arm of ['A', 'B'] as const) {
-      run.sent[arm] = (await sendAbTestArm({ testId, arm })).sent;
-      show('RUNNING', `sent arm ${arm}`);
-    }
-    run.phase = 'running';
-    const windowEnds = Date.now() + begun.expiryMinutes * 60_000;
-    show('RUNNING', `collecting clicks until ${new Date(windowEnds).toISOString()}`);
-    while (Date.now() < windowEnds) {
-      await sleep(Math.min(refreshEveryMs(begun.expiryMinutes), windowEnds - Date.now()));
-      run.provisional = await readAbTestResults({ testId });
-    }
-    run.phase = 'deciding';
-    const decided = await decideAbTest({ testId });
-    run.winner = decided.winner;
-    run.provisional = null;
-    if (decided.winner && begun.arms.remainder > 0) {
-      run.phase = 'sending-winner';
-      show('RUNNING', `sending the winner (${decided.winner}) to the remaining ${begun.arms.remainder} devices`);
-      run.sent.remainder = (await sendAbTestArm({ testId, arm: 'remainder' })).sent;
-    }
-    await completeAbTest({ testId });
-    show('COMPLETED', decided.winner ? `winner ${decided.winner}` : 'no winner: equal click-through rates');
-  }
-
   if (await untilPlayTime()) {
     try {
-      await work.run(runTest);
+      await work.run(() => runTest(testId, run, show));
     } catch (error) {
       if (isCancellation(error) && cancelled) {
         // Cancelled through the API: ended below.
@@ -190,4 +152,46 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
   ended = true;
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return run;
+}
+
+/**
+ * From playTime on: snapshots the audience, sends arms A and B, collects clicks for `expiry` minutes, decides and sends
+ * the winner to the rest, and completes.
+ */
+async function runTest(testId: string, run: AbTestRunState, show: (state: AbTestState, details: string) => void): Promise<void> {
+  run.phase = 'sending';
+  const begun = await beginAbTest({ testId });
+  if (begun.outcome === 'failed') {
+    show('FAILED', begun.reason);
+    return;
+  }
+  if (begun.outcome === 'not-scheduled') {
+    // The schedule never committed in Postgres (the API's transaction failed after starting this run).
+    show(begun.state, 'not scheduled in the database; nothing to do');
+    return;
+  }
+  run.audience = begun.audience;
+  show('RUNNING', `sending to arms A and B (${begun.arms.A} and ${begun.arms.B} devices)`);
+  for (const arm of ['A', 'B'] as const) {
+    run.sent[arm] = (await sendAbTestArm({ testId, arm })).sent;
+    show('RUNNING', `sent arm ${arm}`);
+  }
+  run.phase = 'running';
+  const windowEnds = Date.now() + begun.expiryMinutes * 60_000;
+  show('RUNNING', `collecting clicks until ${new Date(windowEnds).toISOString()}`);
+  while (Date.now() < windowEnds) {
+    await sleep(Math.min(refreshEveryMs(begun.expiryMinutes), windowEnds - Date.now()));
+    run.provisional = await readAbTestResults({ testId });
+  }
+  run.phase = 'deciding';
+  const decided = await decideAbTest({ testId });
+  run.winner = decided.winner;
+  run.provisional = null;
+  if (decided.winner && begun.arms.remainder > 0) {
+    run.phase = 'sending-winner';
+    show('RUNNING', `sending the winner (${decided.winner}) to the remaining ${begun.arms.remainder} devices`);
+    run.sent.remainder = (await sendAbTestArm({ testId, arm: 'remainder' })).sent;
+  }
+  await completeAbTest({ testId });
+  show('COMPLETED', decided.winner ? `winner ${decided.winner}` : 'no winner: equal click-through rates');
 }

@@ -13,6 +13,8 @@ export const campaignRunStates = ['WAITING_FOR_RECORDING', 'SCHEDULED', 'SENDING
 export type CampaignRunStateName = (typeof campaignRunStates)[number];
 /** The states a send ends in. */
 export type CampaignEndState = Extract<CampaignRunStateName, 'SENT' | 'CANCELLED' | 'EXPIRED' | 'FAILED'>;
+/** How a send ends, and why: an EXPIRED send always says why. */
+export type CampaignEnd = { state: 'EXPIRED'; reason: string } | { state: Exclude<CampaignEndState, 'EXPIRED'>; reason: string | null };
 
 export interface CampaignSendInput {
   version: 1;
@@ -72,6 +74,8 @@ export interface CampaignRunGroup {
   utcOffsetMinutes: number | null;
   sendAt: number | null;
   devices: number;
+  /** How many of the snapshot's shards hold its devices. */
+  shards: number;
   state: CampaignGroupState;
 }
 

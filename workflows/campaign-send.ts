@@ -6,70 +6,76 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  patched,
-  proxyActivities,
-  setCurrentDetails,
   setHandler,
-  sleep,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
-import { SendState } from '../src/sandbox-safe/search-attributes.ts';
-import { formatUtcOffset } from '../src/sandbox-safe/utc-offset.ts';
+import { beginCampaignSend, finishCampaignSend, readCampaignMessage } from './campaign-send-activities.ts';
 import {
   cancelCampaignSend,
   campaignSendState,
-  conversionRateOf,
-  ctrOf,
   localTimeAheadMs,
   localTimeBehindMs,
   messageReady,
   scheduleCampaignSend,
-  type CampaignCounts,
-  type CampaignRunGroup,
-  type CampaignSendGroup,
+  type CampaignEnd,
   type CampaignRunState,
-  type CampaignEndState,
-  type CampaignRunStateName,
   type CampaignSendInput,
   type ScheduleCampaign,
 } from './campaign-send.contract.ts';
+import { describeEnd, showRun } from './campaign-send-details.ts';
+import { applyCounts, sendSnapshot } from './campaign-send-snapshot.ts';
 import { failureReason } from './failure-reason.ts';
 
-const { readCampaignMessage, beginCampaignSend, readCampaignCounts, finishCampaignSend } = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { maximumInterval: '1 minute' },
-});
-// A shard is sent wave by wave in one activity; its heartbeat carries the last wave done, so a retry resumes there.
-const { sendCampaignShard, sendHeldCampaignPushes } = proxyActivities<Activities>({
-  startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '2 minutes' },
-});
-
-// Sends go group by group, each at its own time (a send in local time), and send the pushes quiet hours held when
-// they are due; earlier runs sent every shard at once, and held nothing.
-const deliveryControlsPatch = 'campaign-send-delivery-controls';
 const defaultHistoryLimit = 10_000;
 const maxTimerMs = 7 * 24 * 3_600_000;
-/** How often a sending run reads its counts for the `state` query and its details. */
-const refreshEveryMs = 15_000;
+
+/** A send run's state, shared by its handlers and its steps. */
+interface SendRun {
+  input: CampaignSendInput;
+  /** What the `state` query and the updates answer. */
+  view: CampaignRunState;
+  /** The message can be sent (READY): read at the start, or signalled. */
+  ready: boolean;
+  /** Counts the schedule's moves, so a wait wakes when the schedule moves. */
+  scheduleChanges: number;
+  cancelled: boolean;
+  ended: boolean;
+  /** The scope of the send's activities: the cancel update cancels it. */
+  work: CancellationScope;
+}
+
+/** When a send can start, and when it can start no more. */
+interface SendWindow {
+  startAt: number;
+  deadline: number;
+}
 
 /**
- * A message's send, `send:<notificationId>`. Waits until the message is READY and playTime has come (the schedule may
- * move meanwhile); ends EXPIRED if that cannot happen before playTime + expiry. Then snapshots the segment, sends its
- * shards a few at a time (each one activity), and ends SENT. Cancelling stops the send within a wave: the API marks it
- * CANCELLED in Postgres, which every wave checks, and this run cancels its activities.
+ * A message's send, `send:<notificationId>`, as a state machine: SCHEDULED (or WAITING_FOR_RECORDING) until the
+ * message is READY and playTime has come, the schedule free to move meanwhile; EXPIRED, saying why, if that cannot
+ * happen before playTime + expiry. Then SENDING: it snapshots the segment and sends its shards a few at a time (each
+ * one activity), and ends SENT, or FAILED when a shard fails for good. Cancelling stops the send within a wave: the API
+ * marks it CANCELLED in Postgres, which every wave checks, and this run cancels its activities.
  */
 export async function campaignSend(input: CampaignSendInput): Promise<CampaignRunState> {
-  const { notificationId } = input;
-  const run: CampaignRunState = {
+  const send = newSendRun(input);
+  handleMessages(send);
+  const message = await readCampaignMessage({ notificationId: input.notificationId });
+  send.ready ||= message.ready;
+  const waited = await untilSendTime(send, message.expiryMinutes);
+  const outcome = waited === 'send' ? await sendToSegment(send) : waited;
+  await end(send, send.cancelled ? { state: 'CANCELLED', reason: outcome.reason } : outcome);
+  return send.view;
+}
+
+function newSendRun(input: CampaignSendInput): SendRun {
+  const { carried } = input;
+  const view: CampaignRunState = {
     state: 'SCHEDULED',
-    playTime: input.carried?.playTime ?? null,
-    filterId: input.carried?.filterId ?? null,
-    ratePerMinute: input.carried?.ratePerMinute ?? null,
-    sendInLocalTime: input.carried?.sendInLocalTime ?? false,
+    playTime: carried?.playTime ?? null,
+    filterId: carried?.filterId ?? null,
+    ratePerMinute: carried?.ratePerMinute ?? null,
+    sendInLocalTime: carried?.sendInLocalTime ?? false,
     groups: [],
     audience: null,
     sent: 0,
@@ -89,263 +95,122 @@ export async function campaignSend(input: CampaignSendInput): Promise<CampaignRu
     reason: null,
     shards: { done: 0, total: 0 },
   };
-  let ready = input.carried?.ready ?? false;
-  let scheduleChanges = 0;
-  let cancelled = false;
-  let ended = false;
-  const work = new CancellationScope();
+  return { input, view, ready: carried?.ready ?? false, scheduleChanges: 0, cancelled: false, ended: false, work: new CancellationScope() };
+}
 
-  const show = (state: CampaignRunStateName, details: string) => {
-    if (state !== run.state) upsertSearchAttributes([{ key: SendState, value: state }]);
-    run.state = state;
-    setCurrentDetails(
-      [
-        `**${state}** · ${details}`,
-        `audience: ${run.audience ?? '—'} · sent ${run.sent} · failed ${run.failed} · unregistered ${run.unregistered} · shards ${run.shards.done}/${run.shards.total}`,
-        run.playTime === null
-          ? 'not scheduled'
-          : `playTime: ${new Date(run.playTime).toISOString()}${run.sendInLocalTime ? ' in each device’s local time' : ''} · segment ${run.filterId}`,
-        ...run.groups.map(describeGroup),
-      ].join('\n'),
-    );
-  };
-  const counted = (counts: CampaignCounts) => Object.assign(run, counts, { ctr: ctrOf(counts), conversionRate: conversionRateOf(counts) });
-
-  setHandler(campaignSendState, () => run);
-  setHandler(
-    scheduleCampaignSend,
-    ({ playTime, filterId, ratePerMinute, sendInLocalTime }) => {
-      Object.assign(run, { playTime, filterId, ratePerMinute: ratePerMinute ?? null, sendInLocalTime: sendInLocalTime ?? false });
-      scheduleChanges++;
-      return run;
-    },
-    {
-      validator: (_schedule: ScheduleCampaign) => {
-        if (run.state !== 'SCHEDULED' && run.state !== 'WAITING_FOR_RECORDING') {
-          throw ApplicationFailure.create({ type: 'invalid_state', message: `The send is ${run.state}; its schedule can no longer change`, nonRetryable: true });
-        }
-      },
-    },
-  );
-  setHandler(
-    cancelCampaignSend,
-    async () => {
-      cancelled = true;
-      work.cancel();
-      await condition(() => ended);
-      return run;
-    },
-    {
-      validator: () => {
-        if (ended) throw ApplicationFailure.create({ type: 'invalid_state', message: `The send has ended (${run.state})`, nonRetryable: true });
-      },
-    },
-  );
+function handleMessages(send: SendRun): void {
+  setHandler(campaignSendState, () => send.view);
+  setHandler(scheduleCampaignSend, (schedule) => onSchedule(send, schedule), { validator: (_schedule: ScheduleCampaign) => refuseOnceSending(send) });
+  setHandler(cancelCampaignSend, () => onCancel(send), { validator: () => refuseOnceEnded(send) });
   setHandler(messageReady, () => {
-    ready = true;
+    send.ready = true;
   });
+}
 
-  const message = await readCampaignMessage({ notificationId });
-  ready ||= message.ready;
+/** Sets or moves playTime and the segment; the wait follows. Each schedule names the whole schedule. */
+function onSchedule(send: SendRun, { playTime, filterId, ratePerMinute, sendInLocalTime }: ScheduleCampaign): CampaignRunState {
+  Object.assign(send.view, { playTime, filterId, ratePerMinute: ratePerMinute ?? null, sendInLocalTime: sendInLocalTime ?? false });
+  send.scheduleChanges++;
+  return send.view;
+}
 
-  /**
-   * Waits until the message is READY and playTime has come: 'send', or 'expired', or 'cancelled'. In local time the
-   * send starts when the zone furthest ahead reaches playTime's wall-clock time, and expires only when the zone
-   * furthest behind would be past it plus expiry.
-   */
-  async function untilSendTime(): Promise<'send' | 'expired' | 'cancelled'> {
-    for (;;) {
-      if (cancelled) return 'cancelled';
-      if (run.playTime === null) {
-        await condition(() => run.playTime !== null || cancelled);
-        continue;
-      }
-      const startAt = run.sendInLocalTime ? run.playTime - localTimeAheadMs : run.playTime;
-      const deadline = (run.sendInLocalTime ? run.playTime + localTimeBehindMs : run.playTime) + message.expiryMinutes * 60_000;
-      const now = Date.now();
-      if (now >= deadline) return 'expired';
-      if (ready && now >= startAt) return 'send';
-      show(ready ? 'SCHEDULED' : 'WAITING_FOR_RECORDING', ready ? `sends at ${new Date(startAt).toISOString()}` : 'waiting for the message’s recording to be accepted');
-      const seen = { changes: scheduleChanges, ready };
-      // At most a week per timer: a playTime centuries ahead is a valid epoch ms but not a valid timer.
-      const wakeInMs = Math.min(maxTimerMs, Math.max(1, (ready ? startAt : deadline) - now));
-      await condition(() => scheduleChanges !== seen.changes || ready !== seen.ready || cancelled, wakeInMs);
-      // A schedule moved again and again: hand the wait to a fresh history.
-      const info = workflowInfo();
-      if ((info.continueAsNewSuggested || info.historyLength > (input.historyLimit ?? defaultHistoryLimit)) && !cancelled && allHandlersFinished()) {
-        const carried = { version: 1 as const, playTime: run.playTime, filterId: run.filterId!, ready, ratePerMinute: run.ratePerMinute, sendInLocalTime: run.sendInLocalTime };
-        await continueAsNew<typeof campaignSend>({ ...input, version: 1, carried });
-      }
-    }
+function refuseOnceSending({ view }: SendRun): void {
+  if (view.state !== 'SCHEDULED' && view.state !== 'WAITING_FOR_RECORDING') {
+    throw ApplicationFailure.create({ type: 'invalid_state', message: `The send is ${view.state}; its schedule can no longer change`, nonRetryable: true });
   }
+}
 
-  async function send(): Promise<CampaignEndState> {
-    show('SENDING', 'taking the segment’s snapshot');
-    const begun = await beginCampaignSend({ notificationId, filterId: run.filterId!, playTime: run.playTime! });
-    if (begun.outcome !== 'started') return begun.outcome === 'failed' ? fail(begun.reason) : begun.state;
-    const allShards = Array.from({ length: begun.shards }, (_, shard) => shard);
-    const controlled = patched(deliveryControlsPatch);
-    const groups: CampaignSendGroup[] =
-      controlled && begun.groups ? begun.groups : [{ sendAt: null, utcOffsetMinutes: null, devices: begun.audience, expired: false, shards: allShards }];
-    const inLocalTime = groups.some((group) => group.sendAt !== null);
-    if (inLocalTime) run.groups = groups.map((group) => ({ utcOffsetMinutes: group.utcOffsetMinutes, sendAt: group.sendAt, devices: group.devices, state: group.expired ? 'expired' : 'waiting' }));
-    Object.assign(run, { audience: begun.audience, startedAt: new Date(begun.startedAt).toISOString(), shards: { done: 0, total: begun.shards } });
-    const throttle = run.ratePerMinute ? `, at most ${run.ratePerMinute} a minute` : '';
-    const timing = inLocalTime ? ` in ${groups.length} local-time group(s)` : '';
-    show('SENDING', `sending ${begun.audience} devices in ${begun.shards} shard(s)${timing}, ${begun.lanes} at a time${throttle}`);
-    // A shard that fails for good stops the send: no lane takes another, the shards under way are cancelled, and
-    // groups still waiting for their time are not sent.
-    const shardWork = new CancellationScope();
-    let failure: ActivityFailure | undefined;
-    let sending = 0;
-    let groupsDone = false;
-    // When the next push quiet hours held is due, as the last activity to look said; held pushes exist once one did.
-    let nextHeld: number | null = null;
-    let sawHeld = false;
-    const noteHeld = (result: { nextHeld: number | null } | undefined) => {
-      if (!controlled || !result) return;
-      nextHeld = result.nextHeld;
-      sawHeld ||= result.nextHeld !== null;
-    };
-    /** Runs `step` unless another lane's failure cancelled it: then quietly answers false. */
-    const unlessFailed = async (step: () => Promise<unknown>): Promise<boolean> => {
-      try {
-        await step();
-        return true;
-      } catch (error) {
-        if (isCancellation(error) && failure !== undefined) return false;
-        throw error;
-      }
-    };
-    const sendGroup = async (group: CampaignSendGroup, view: CampaignRunGroup | undefined) => {
-      if (group.expired) return;
-      const waitMs = group.sendAt === null ? 0 : group.sendAt - Date.now();
-      if (waitMs > 0 && !(await unlessFailed(() => sleep(waitMs)))) return;
-      sending++;
-      if (view) view.state = 'sending';
-      let next = 0;
-      const lane = async () => {
-        while (failure === undefined && next < group.shards.length) {
-          const shard = group.shards[next++]!;
-          try {
-            noteHeld(await sendCampaignShard({ notificationId, shard }));
-            run.shards.done++;
-          } catch (error) {
-            if (isCancellation(error)) {
-              // Cancelled by another lane's failure: stop quietly. Cancelled from outside: the send is cancelled.
-              if (failure !== undefined) return;
-              throw error;
-            }
-            if (!(error instanceof ActivityFailure)) throw error;
-            failure = error;
-            shardWork.cancel();
-          }
-        }
-      };
-      try {
-        await Promise.all(Array.from({ length: Math.min(begun.lanes, group.shards.length) }, lane));
-      } finally {
-        sending--;
-      }
-      if (view && failure === undefined) view.state = 'sent';
-    };
-    /**
-     * Sends the pushes quiet hours held, each batch when it is due (a timer, woken early when an earlier one is held),
-     * until every group is done and nothing is held. The last look comes after every group: an answer that arrived
-     * out of order cannot make it stop early.
-     */
-    const sendHeld = async () => {
-      if (!controlled) return;
-      for (;;) {
-        await condition(() => nextHeld !== null || groupsDone);
-        if (nextHeld === null) {
-          if (!sawHeld) return;
-          sawHeld = false;
-          noteHeld(await sendHeldCampaignPushes({ notificationId }));
-          if (nextHeld === null) return;
-          continue;
-        }
-        const due: number = nextHeld;
-        const waitMs = due - Date.now();
-        // The operator sees what the run waits for (details only: no command, so replay is unchanged).
-        if (waitMs > 0 && sending === 0) show('SENDING', `waiting for pushes held by quiet hours, the next due at ${new Date(due).toISOString()}`);
-        if (waitMs > 0 && (await condition(() => nextHeld !== null && nextHeld < due, waitMs))) continue;
-        sending++;
-        try {
-          noteHeld(await sendHeldCampaignPushes({ notificationId }));
-        } finally {
-          sending--;
-        }
-      }
-    };
-    const allGroups = async () => {
-      await Promise.all(groups.map((group, index) => sendGroup(group, run.groups[index])));
-      groupsDone = true;
-    };
-    const lanes = shardWork.run(() => Promise.all([allGroups(), unlessFailed(sendHeld)]));
-    let allSent = false;
-    void lanes.then(() => (allSent = true), () => (allSent = true));
-    while (!allSent) {
-      // Between local-time groups nothing moves: wait for the next group's timer without reading counts.
-      if (sending === 0) {
-        await condition(() => allSent || sending > 0);
-        continue;
-      }
-      if (await condition(() => allSent, refreshEveryMs)) break;
-      counted(await readCampaignCounts({ notificationId }));
-      show('SENDING', `${run.shards.done} of ${run.shards.total} shard(s) sent`);
+/** Stops whatever the run is doing, and answers once it has ended. */
+async function onCancel(send: SendRun): Promise<CampaignRunState> {
+  send.cancelled = true;
+  send.work.cancel();
+  await condition(() => send.ended);
+  return send.view;
+}
+
+function refuseOnceEnded({ ended, view }: SendRun): void {
+  if (ended) throw ApplicationFailure.create({ type: 'invalid_state', message: `The send has ended (${view.state})`, nonRetryable: true });
+}
+
+/**
+ * Waits until the message is READY and playTime has come ('send'), or the send expired or was cancelled, following
+ * the schedule as it moves. In local time the send starts when the zone furthest ahead reaches playTime's wall-clock
+ * time, and expires only when the zone furthest behind would be past it plus expiry.
+ */
+async function untilSendTime(send: SendRun, expiryMinutes: number): Promise<'send' | CampaignEnd> {
+  for (;;) {
+    if (send.cancelled) return { state: 'CANCELLED', reason: null };
+    const { playTime, sendInLocalTime } = send.view;
+    if (playTime === null) {
+      await condition(() => send.view.playTime !== null || send.cancelled);
+      continue;
     }
-    await lanes;
-    if (failure !== undefined) throw failure;
-    return 'SENT';
+    const window: SendWindow = {
+      startAt: sendInLocalTime ? playTime - localTimeAheadMs : playTime,
+      deadline: (sendInLocalTime ? playTime + localTimeBehindMs : playTime) + expiryMinutes * 60_000,
+    };
+    if (Date.now() >= window.deadline) return { state: 'EXPIRED', reason: expiredReason(send) };
+    if (send.ready && Date.now() >= window.startAt) return 'send';
+    await untilScheduleChanges(send, window);
+    await continueAsNewIfLong(send);
   }
+}
 
-  const fail = (reason: string): CampaignEndState => {
-    run.reason = reason;
-    return 'FAILED';
-  };
+/** Why a send that never started expired. */
+function expiredReason({ ready, view }: SendRun): string {
+  if (!ready) return 'the message’s recording was not accepted before playTime + expiry';
+  return `playTime + expiry passed${view.sendInLocalTime ? ' in every time zone' : ''} before the send could start`;
+}
 
-  let outcome: CampaignEndState;
-  const waited = await untilSendTime();
-  if (waited === 'send') {
-    try {
-      outcome = await work.run(send);
-    } catch (error) {
-      if (isCancellation(error)) outcome = 'CANCELLED';
-      else if (error instanceof ActivityFailure) outcome = fail(failureReason(error));
-      // A bug in this code: fail the workflow task, so a fixed worker resumes the run.
-      else throw error;
-    }
-  } else {
-    outcome = waited === 'expired' ? 'EXPIRED' : 'CANCELLED';
+/** Waits for the window's next instant, or for the schedule, the message or a cancel to change what it is. */
+async function untilScheduleChanges(send: SendRun, { startAt, deadline }: SendWindow): Promise<void> {
+  const { ready, scheduleChanges } = send;
+  showRun(send.view, ready ? 'SCHEDULED' : 'WAITING_FOR_RECORDING', ready ? `sends at ${new Date(startAt).toISOString()}` : 'waiting for the message’s recording to be accepted');
+  // At most a week per timer: a playTime centuries ahead is a valid epoch ms but not a valid timer.
+  const wakeInMs = Math.min(maxTimerMs, Math.max(1, (ready ? startAt : deadline) - Date.now()));
+  await condition(() => send.scheduleChanges !== scheduleChanges || send.ready !== ready || send.cancelled, wakeInMs);
+}
+
+/** A schedule moved again and again: hands the wait to a fresh history. */
+async function continueAsNewIfLong(send: SendRun): Promise<void> {
+  const info = workflowInfo();
+  const long = info.continueAsNewSuggested || info.historyLength > (send.input.historyLimit ?? defaultHistoryLimit);
+  const { playTime, filterId, ratePerMinute, sendInLocalTime } = send.view;
+  if (!long || send.cancelled || !allHandlersFinished() || playTime === null || filterId === null) return;
+  const carried = { version: 1 as const, playTime, filterId, ready: send.ready, ratePerMinute, sendInLocalTime };
+  await continueAsNew<typeof campaignSend>({ ...send.input, version: 1, carried });
+}
+
+/** SENDING: takes the segment's snapshot and sends it, in the scope the cancel update cancels. */
+async function sendToSegment(send: SendRun): Promise<CampaignEnd> {
+  try {
+    return await send.work.run(() => snapshotAndSend(send));
+  } catch (error) {
+    if (isCancellation(error)) return { state: 'CANCELLED', reason: null };
+    if (error instanceof ActivityFailure) return { state: 'FAILED', reason: failureReason(error) };
+    // A bug in this code: fail the workflow task, so a fixed worker resumes the run.
+    throw error;
   }
-  if (cancelled) outcome = 'CANCELLED';
-  const finished = await CancellationScope.nonCancellable(() =>
-    finishCampaignSend({ notificationId, state: outcome, reason: run.reason }),
-  );
-  counted(finished.counts);
-  Object.assign(run, { finishedAt: new Date(finished.finishedAt).toISOString(), reason: finished.reason });
-  show(finished.state, describeEnd(finished.state, run));
-  ended = true;
+}
+
+async function snapshotAndSend(send: SendRun): Promise<CampaignEnd> {
+  showRun(send.view, 'SENDING', 'taking the segment’s snapshot');
+  const { notificationId } = send.input;
+  const begun = await beginCampaignSend({ notificationId, filterId: send.view.filterId!, playTime: send.view.playTime! });
+  if (begun.outcome === 'failed') return { state: 'FAILED', reason: begun.reason };
+  // The send ended in Postgres before its snapshot (cancelled through the API meanwhile): it ends as the row says.
+  if (begun.outcome === 'not-scheduled') return begun.state === 'EXPIRED' ? { state: 'EXPIRED', reason: 'expired before its snapshot' } : { state: begun.state, reason: null };
+  await sendSnapshot(send.view, notificationId, begun);
+  return { state: 'SENT', reason: null };
+}
+
+/** Records the end in Postgres (which keeps an end already recorded there), shows it, and answers the cancel update. */
+async function end(send: SendRun, outcome: CampaignEnd): Promise<void> {
+  send.view.reason = outcome.reason;
+  const finished = await CancellationScope.nonCancellable(() => finishCampaignSend({ notificationId: send.input.notificationId, ...outcome }));
+  applyCounts(send.view, finished.counts);
+  Object.assign(send.view, { finishedAt: new Date(finished.finishedAt).toISOString(), reason: finished.reason });
+  showRun(send.view, finished.state, describeEnd(finished.state, send.view));
+  send.ended = true;
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
-  return run;
-}
-
-function describeGroup(group: CampaignRunGroup): string {
-  const offset = group.utcOffsetMinutes === null ? '' : `UTC${formatUtcOffset(group.utcOffsetMinutes)} `;
-  const at = group.sendAt === null ? 'now' : new Date(group.sendAt).toISOString();
-  return `- ${offset}at ${at}: ${group.devices} devices, ${group.state}`;
-}
-
-function describeEnd(state: CampaignEndState, run: CampaignRunState): string {
-  switch (state) {
-    case 'SENT':
-      return `sent to ${run.sent} of ${run.audience ?? 0} devices`;
-    case 'EXPIRED':
-      return 'expired: the send could not start before playTime + expiry; nothing was sent';
-    case 'CANCELLED':
-      return 'cancelled: nothing more is sent';
-    default:
-      return `ended ${state}${run.reason ? `: ${run.reason}` : ''}`;
-  }
 }

@@ -1,21 +1,17 @@
-import { ActivityFailure, patched, proxyActivities, setCurrentDetails, setHandler, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { failureReason } from './failure-reason.ts';
 import { ingestBatchEventState, type IngestBatchInput, type IngestBatchResult } from './ingest-batch.contract.ts';
 import type { IngestState } from './ingest-event.contract.ts';
 
-const chunkOptions: ActivityOptions = { startToCloseTimeout: '2 minutes', retry: { maximumInterval: '1 minute', maximumAttempts: 20 } };
-const { failInboundEvents } = proxyActivities<Activities>(chunkOptions);
-const unheartbeated = proxyActivities<Activities>(chunkOptions);
-/** A chunk heartbeats while it runs, so a chunk whose worker died is retried after 10 s rather than 2 minutes. */
-const heartbeated = proxyActivities<Activities>({ ...chunkOptions, heartbeatTimeout: '10 seconds' });
-const chunkHeartbeatPatch = 'ingest-batch-chunk-heartbeat';
 /**
- * A chunk whose events fan out to thousands of runs (25 events entering 98 experiences each) starts them at the
- * Temporal server's pace, which under a backlog takes minutes; the heartbeat, not a 2-minute cap, tells a dead worker.
+ * A chunk heartbeats while it runs, so a chunk whose worker died is retried after 10 s. A chunk whose events fan out
+ * to thousands of runs (25 events entering 98 experiences each) starts them at the Temporal server's pace, which under
+ * a backlog takes minutes: the heartbeat, not a short cap, tells a dead worker.
  */
-const heartbeatedLong = proxyActivities<Activities>({ ...chunkOptions, startToCloseTimeout: '15 minutes', heartbeatTimeout: '10 seconds' });
-const longChunkPatch = 'ingest-batch-chunk-15-minutes';
+const retry = { maximumInterval: '1 minute', maximumAttempts: 20 };
+const { processInboundEvents } = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '10 seconds', retry });
+const { failInboundEvents } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry });
 
 /** Packs whole person groups, in order, into chunks of at most `size` events (a larger group is a chunk alone). */
 function chunksOf(groups: string[][], size: number): string[][] {
@@ -45,8 +41,6 @@ export async function ingestBatch(input: IngestBatchInput): Promise<IngestBatchR
   await Promise.all(
     chunksOf(input.groups, input.chunkSize).map(async (eventIds) => {
       try {
-        // One marker for a new run: the newest patch implies the older one.
-        const { processInboundEvents } = patched(longChunkPatch) ? heartbeatedLong : patched(chunkHeartbeatPatch) ? heartbeated : unheartbeated;
         for (const outcome of await processInboundEvents({ eventIds })) states.set(outcome.eventId, outcome.state);
       } catch (error) {
         // Out of attempts: whatever is still RECEIVED in the chunk is marked FAILED, so it is not lost from sight.

@@ -112,7 +112,8 @@ describe('campaign sends', () => {
 
     ok(await scheduleSend(account, message.id, { playTime: Date.now() - 58_000 }));
     const expired = await waitForSend(account, message.id, (send) => send.state === 'EXPIRED');
-    expect(expired).toMatchObject({ audience: null, sent: 0, finishedAt: expect.any(String) });
+    // An EXPIRED send says why.
+    expect(expired).toMatchObject({ audience: null, sent: 0, finishedAt: expect.any(String), reason: 'the message’s recording was not accepted before playTime + expiry' });
     await accept();
     expect((await getMessage(account, message.id)).send.state).toBe('EXPIRED');
     expect(await campaignRows(message.id)).toBe(0);

@@ -60,8 +60,11 @@ function stubActivities(options: StubOptions = {}) {
     },
     async beginCampaignSend(input: unknown) {
       record('begin', input);
-      const groups = options.groups?.(Context.current().info.scheduledTimestampMs);
-      return { outcome: 'started', audience: 30, shards, lanes: 2, startedAt: Date.now(), ...(groups ? { groups } : {}) };
+      // As the real activity answers: a send not in local time is one group, at once.
+      const groups = options.groups?.(Context.current().info.scheduledTimestampMs) ?? [
+        { sendAt: null, utcOffsetMinutes: null, devices: 30, expired: false, shards: Array.from({ length: shards }, (_, shard) => shard) },
+      ];
+      return { outcome: 'started', audience: 30, shards, lanes: 2, startedAt: Date.now(), groups };
     },
     async sendCampaignShard(input: { shard: number }) {
       record('shard', input);
@@ -99,6 +102,14 @@ async function untilCancelled(): Promise<never> {
   }
 }
 
+/** The run's current details, as the Temporal UI shows them under User Metadata. */
+async function detailsOf(handle: WorkflowHandle): Promise<string> {
+  const metadata: { currentDetails?: string } = await handle.query('__temporal_workflow_metadata');
+  return metadata.currentDetails ?? '';
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
 type Schedule = (playTime: number, filterId?: string, more?: Partial<ScheduleCampaign>) => Promise<unknown>;
 
 async function withRun<T>(
@@ -117,14 +128,25 @@ async function withRun<T>(
   });
   const notificationId = randomUUID();
   const args = { version: 1 as const, notificationId, accountId: randomUUID(), appId: randomUUID(), title: 'Workflow test', ...input };
-  return worker.runUntil(() =>
-    during(
-      campaignSendHandle(on, notificationId),
-      (playTime, filterId = 'segment-1', more = {}) => scheduleCampaignRun({ client: on.client, taskQueue }, args, { playTime, filterId, ...more }),
-      taskQueue,
-    ),
-  );
+  const handle = campaignSendHandle(on, notificationId);
+  const schedule: Schedule = (playTime, filterId = 'segment-1', more = {}) => scheduleCampaignRun({ client: on.client, taskQueue }, args, { playTime, filterId, ...more });
+  try {
+    return await worker.runUntil(() => during(handle, schedule, taskQueue));
+  } catch (error) {
+    // A run a failed test leaves open, its worker gone, would hold the time-skipping server's clock for the next tests.
+    await handle.terminate('the test failed').catch(() => undefined);
+    throw error;
+  }
 }
+
+const hour = 60 * minute;
+
+/** A local-time snapshot taken at `at`: +14:00 already expired, +10:00 an hour later, +08:00 (two shards) three hours later. */
+const threeZones = (at: number): CampaignSendGroup[] => [
+  { sendAt: at - 3 * hour, utcOffsetMinutes: 840, devices: 5, expired: true, shards: [0] },
+  { sendAt: at + hour, utcOffsetMinutes: 600, devices: 10, expired: false, shards: [1] },
+  { sendAt: at + 3 * hour, utcOffsetMinutes: 480, devices: 15, expired: false, shards: [2, 3] },
+];
 
 describe('campaignSend workflow (time-skipping, stub activities)', () => {
   it('waits for playTime (moved once, with its segment), then sends its shards two at a time and ends SENT', async () => {
@@ -162,15 +184,7 @@ describe('campaignSend workflow (time-skipping, stub activities)', () => {
   });
 
   it('in local time, starts 14 hours before playTime and sends each group at its own time; an expired group never', async () => {
-    const hour = 60 * minute;
-    const stub = stubActivities({
-      shards: 4,
-      groups: (at) => [
-        { sendAt: at - 3 * hour, utcOffsetMinutes: 840, devices: 5, expired: true, shards: [0] },
-        { sendAt: at + hour, utcOffsetMinutes: 600, devices: 10, expired: false, shards: [1] },
-        { sendAt: at + 3 * hour, utcOffsetMinutes: 480, devices: 15, expired: false, shards: [2, 3] },
-      ],
-    });
+    const stub = stubActivities({ shards: 4, groups: threeZones });
     const { result, now } = await withRun(env, stub, async (handle, schedule) => {
       const now = await env.currentTimeMs();
       await schedule(now + 20 * hour, 'segment-1', { sendInLocalTime: true });
@@ -202,8 +216,38 @@ describe('campaignSend workflow (time-skipping, stub activities)', () => {
     });
   });
 
+  it('shows a local-time send’s groups as groups in its details, each with its time and its shards', async () => {
+    const stub = stubActivities({ shards: 4, groups: threeZones });
+    const { between, ended, begunAt } = await withRun(env, stub, async (handle, schedule) => {
+      const now = await env.currentTimeMs();
+      await schedule(now + 20 * hour, 'segment-1', { sendInLocalTime: true });
+      // The send starts 14 hours before playTime (6 hours from now); its +10:00 group an hour later, its +08:00 group
+      // three hours later. Eight hours from now, the first group is sent and the run waits for the second.
+      await env.sleep(8 * hour);
+      const between = await until('the first group sent', () => detailsOf(handle), (details) => details.includes('1 of 2 groups sent'), { timeoutMs: 10_000, intervalMs: 50 });
+      await handle.result();
+      return { between, ended: await detailsOf(handle), begunAt: stub.calls.find((call) => call.name === 'begin')!.at };
+    });
+    const groupLines = (second: string, third: string) => [
+      `- UTC+14:00 at ${iso(begunAt - 3 * hour)}: 5 devices in 1 shard, expired (its time plus the message’s expiry had passed): not sent`,
+      `- UTC+10:00 at ${iso(begunAt + hour)}: 10 devices in 1 shard, ${second}`,
+      `- UTC+08:00 at ${iso(begunAt + 3 * hour)}: 15 devices in 2 shards, ${third}`,
+    ];
+    expect(between.split('\n')).toEqual([
+      `**SENDING** · 1 of 2 groups sent · next: UTC+08:00 at ${iso(begunAt + 3 * hour)}`,
+      expect.stringMatching(/^audience: 30 · .* · groups 1\/2 sent, 1 expired · shards 1\/3$/),
+      expect.stringMatching(/ in each device’s local time · segment segment-1$/),
+      ...groupLines('sent', 'waiting'),
+    ]);
+    expect(ended.split('\n')).toEqual([
+      '**SENT** · sent to 30 of 30 devices',
+      'audience: 30 · sent 30 · failed 0 · unregistered 0 · groups 2/2 sent, 1 expired · shards 3/3',
+      expect.stringMatching(/ in each device’s local time · segment segment-1$/),
+      ...groupLines('sent', 'sent'),
+    ]);
+  });
+
   it('sends the pushes quiet hours held when they are due, looking once more after the last shard', async () => {
-    const hour = 60 * minute;
     let heldDue = 0;
     const stub = stubActivities({
       shards: 2,
@@ -245,20 +289,26 @@ describe('campaignSend workflow (time-skipping, stub activities)', () => {
     await withRun(env, stub, async (handle, schedule) => {
       const now = await env.currentTimeMs();
       await schedule(now + 10 * minute);
-      expect(await handle.result()).toMatchObject({ state: 'EXPIRED', sent: 0 });
+      const reason = 'the message’s recording was not accepted before playTime + expiry';
+      expect(await handle.result()).toMatchObject({ state: 'EXPIRED', sent: 0, reason });
       expect(stub.calls.at(-1)!.at - now).toBeGreaterThanOrEqual(40 * minute);
+      expect((await detailsOf(handle)).split('\n')[0]).toBe(`**EXPIRED** · expired: ${reason}; nothing was sent`);
     });
     expect(stub.names()).toEqual(['finish']);
-    expect(stub.calls.at(-1)!.input).toMatchObject({ state: 'EXPIRED' });
+    expect(stub.calls.at(-1)!.input).toMatchObject({ state: 'EXPIRED', reason: 'the message’s recording was not accepted before playTime + expiry' });
   });
 
-  it('ends EXPIRED at once for a playTime already older than its expiry', async () => {
+  it.each([
+    { sendInLocalTime: false, before: 6 * minute, reason: 'playTime + expiry passed before the send could start' },
+    { sendInLocalTime: true, before: 12 * 60 * minute + 6 * minute, reason: 'playTime + expiry passed in every time zone before the send could start' },
+  ])('ends EXPIRED at once, saying why, for a playTime already older than its expiry (local time: $sendInLocalTime)', async ({ sendInLocalTime, before, reason }) => {
     const stub = stubActivities({ expiryMinutes: 5 });
     await withRun(env, stub, async (handle, schedule) => {
-      await schedule((await env.currentTimeMs()) - 6 * minute);
-      expect(await handle.result()).toMatchObject({ state: 'EXPIRED' });
+      await schedule((await env.currentTimeMs()) - before, 'segment-1', { sendInLocalTime });
+      expect(await handle.result()).toMatchObject({ state: 'EXPIRED', reason });
     });
     expect(stub.names()).toEqual(['finish']);
+    expect(stub.calls.at(-1)!.input).toMatchObject({ state: 'EXPIRED', reason });
   });
 
   it('continues as new while a schedule keeps moving, carrying playTime, segment and readiness', async () => {

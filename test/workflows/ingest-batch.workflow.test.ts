@@ -58,7 +58,7 @@ describe('ingestBatch workflow (stub activities)', () => {
     const { result, calls, states, unknown } = await runBatch(
       input,
       (eventId) => (eventId === 'c2' ? { status: 'HELD', visitorId: null, reason: 'waiting' } : { status: 'PROCESSED', visitorId: `v_${eventId[0]}`, reason: 'routed' }),
-      'ingest-batch-long-chunks',
+      'ingest-batch',
     );
     // A person's events stay together and in order; no chunk exceeds 4 unless one person has more.
     expect([...calls.chunks].sort((x, y) => x[0]!.localeCompare(y[0]!))).toEqual([['a1', 'a2', 'a3', 'b1'], ['c1', 'c2', 'd1']]);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CampaignCounts, CampaignEndState } from '../../../workflows/campaign-send.contract.ts';
+import type { CampaignCounts, CampaignEnd, CampaignEndState } from '../../../workflows/campaign-send.contract.ts';
 import { Campaign, endedCampaignStates } from '../../persistence/entities/campaign.ts';
 import { derivedId } from '../../security/ids.ts';
 import type { EventType } from '../events/event-types.ts';
@@ -10,11 +10,12 @@ const eventOf: Partial<Record<CampaignEndState, EventType>> = { SENT: 'message.s
 
 /**
  * Ends the campaign in `state` unless it has ended already (a cancel through the API wins over a send that finished
- * at the same moment), and publishes `message.sent` or `message.expired` once. Answers the state it ended in.
+ * at the same moment), with its reason (an EXPIRED send always has one), and publishes `message.sent` or
+ * `message.expired` once. Answers the state it ended in.
  */
 export async function finishCampaignSend(
   deps: PublishDeps,
-  input: { notificationId: string; state: CampaignEndState; reason: string | null },
+  input: { notificationId: string } & CampaignEnd,
 ): Promise<{ state: CampaignEndState; counts: CampaignCounts; finishedAt: number; reason: string | null }> {
   await deps.em.nativeUpdate(
     Campaign,
