@@ -20,7 +20,6 @@ import type { RunRef } from '../src/domain/experiences/run-ref.ts';
 import type { GoalReached } from '../src/domain/experiences/run-steps.ts';
 import { nodeById, takeSplit } from '../src/sandbox-safe/experiences/definition-graph.ts';
 import type { Condition, ExperienceNode } from '../src/domain/experiences/definition-schema.ts';
-import type { ExperienceEndReason, ExperienceRunStatus, PathStep } from '../src/persistence/entities/experience-run.ts';
 import { CurrentNode, RunStatus } from '../src/sandbox-safe/search-attributes.ts';
 import {
   cancelRun,
@@ -29,6 +28,9 @@ import {
   runState,
   type BufferedEvent,
   type CarriedRunState,
+  type ExperienceEndReason,
+  type ExperienceRunStatus,
+  type PathStep,
   type ExperienceRunInput,
   type ExperienceRunState,
   type RunEvent,
