@@ -102,8 +102,6 @@ export type ExperienceRunWorkflow = (input: ExperienceRunInput) => Promise<Exper
 export const runState = defineQuery<ExperienceRunState>('state');
 /** Events handed over together, in order of arrival: one workflow task for all of them. */
 export const runEvents = defineSignal<[RunEvent[]]>('events');
-/** One event; what routing sent before it handed events over together (runs still accept it). */
-export const runEvent = defineSignal<[RunEvent]>('event');
 export const cancelRun = defineUpdate<ExperienceRunState, []>('cancel');
 
 /**
