@@ -48,9 +48,10 @@ import { failureReason } from './failure-reason.ts';
 
 /**
  * A local step (ADR 0061): the run's own database steps run inside the workflow task that reaches them. One is
- * started only while the scope that asks for it is not cancelled, and once started it is never cancelled (ADR 0074):
- * the SDK's core fails the workflow task (TMPRL1100) when a cancel reaches a local activity whose result it holds
- * and the workflow has not seen yet. An end that comes meanwhile takes effect once the step is done.
+ * started only while the scope that asks for it is not cancelled, and once started it is never cancelled: the SDK's
+ * core fails the workflow task (TMPRL1100) when a cancel reaches a local activity whose result it holds and the
+ * workflow has not seen yet. An end that comes meanwhile takes effect once the step is done
+ * (docs/adr/0074-a-run-s-local-steps-are-never-cancelled.md).
  */
 function localStep<A extends unknown[], R>(step: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
   return async (...args) => {

@@ -15,8 +15,9 @@ import type { PathStep } from './run-path.ts';
 
 // The one interpreter of a flow's definition. Given the definition, where a run is and what it heard, it says what
 // the run does next and what its path records. Its two callers only carry the steps out: the run's workflow with
-// activities and timers, routing with writes in its transaction, stopping at the first step that takes time (ADR 0066).
-// Pure TypeScript with type-only imports and no clock: the workflow loads it in its sandbox.
+// activities and timers, routing with writes in its transaction, stopping at the first step that takes time (ADR 0066,
+// docs/adr/0075-one-interpreter-of-a-flow.md). Pure TypeScript with type-only imports and no clock: the workflow loads
+// it in its sandbox.
 
 /** A path step before its time is stamped (the interpreter has no clock; its callers have). */
 export type PathEntry = Omit<PathStep, 'at'>;
