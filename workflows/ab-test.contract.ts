@@ -1,5 +1,4 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { AbTestState } from '../src/persistence/entities/ab-test.ts';
 import { AbTestState as AbTestStateKey, AccountId, AppId, EntityId, EntityType } from '../src/sandbox-safe/search-attributes.ts';
 
 /**
@@ -8,6 +7,9 @@ import { AbTestState as AbTestStateKey, AccountId, AppId, EntityId, EntityType }
  * moves or withdraws the schedule) and cancels it through updates.
  */
 export const abTestWorkflowType = 'abTest';
+
+/** A test's state, as the run reports it and the `AbTestState` search attribute shows it; its row stores the same. */
+export type AbTestState = 'NEW' | 'VALIDATED' | 'SCHEDULED' | 'RUNNING' | 'COMPLETED' | 'CANCELLED' | 'FAILED';
 
 export interface AbTestInput {
   version: 1;

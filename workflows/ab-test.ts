@@ -14,9 +14,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { AbTestState } from '../src/persistence/entities/ab-test.ts';
 import { AbTestState as AbTestStateKey } from '../src/sandbox-safe/search-attributes.ts';
-import { abTestState, cancelAbTest, scheduleAbTest, withdrawAbTest, type AbTestInput, type AbTestRunState } from './ab-test.contract.ts';
+import { abTestState, cancelAbTest, scheduleAbTest, withdrawAbTest, type AbTestInput, type AbTestRunState, type AbTestState } from './ab-test.contract.ts';
 import { failureReason } from './failure-reason.ts';
 
 const { beginAbTest, readAbTestResults, decideAbTest, completeAbTest, endAbTest } = proxyActivities<Activities>({

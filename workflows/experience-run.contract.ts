@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ExperienceDefinition } from '../src/domain/experiences/definition-schema.ts';
-import type { ExperienceEndReason, ExperienceRunStatus, PathStep } from '../src/persistence/entities/experience-run.ts';
+import type { PathStep } from '../src/sandbox-safe/experiences/run-path.ts';
 import {
   AccountId,
   ClientUserId,
@@ -18,6 +18,12 @@ import {
  * `cancel` update.
  */
 export const experienceRunWorkflowType = 'experienceRun';
+
+export type { PathStep };
+/** How a run stands (the `state` query); the run's row stores the same values. */
+export type ExperienceRunStatus = 'running' | 'completed' | 'goal_reached' | 'cancelled' | 'failed';
+/** Why a run ended: max_duration ends it as `cancelled`. */
+export type ExperienceEndReason = 'completed' | 'goal_reached' | 'max_duration' | 'cancelled' | 'failed';
 
 /** An event handed to a run: ids only, so the run's history stays small; conditions read the rest from Postgres. */
 export interface RunEvent {
@@ -96,8 +102,6 @@ export type ExperienceRunWorkflow = (input: ExperienceRunInput) => Promise<Exper
 export const runState = defineQuery<ExperienceRunState>('state');
 /** Events handed over together, in order of arrival: one workflow task for all of them. */
 export const runEvents = defineSignal<[RunEvent[]]>('events');
-/** One event; what routing sent before it handed events over together (runs still accept it). */
-export const runEvent = defineSignal<[RunEvent]>('event');
 export const cancelRun = defineUpdate<ExperienceRunState, []>('cancel');
 
 /**

@@ -6,7 +6,6 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -16,47 +15,64 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import type { Condition } from '../src/domain/experiences/definition-schema.ts';
 import type { RunRef } from '../src/domain/experiences/run-ref.ts';
 import type { GoalReached } from '../src/domain/experiences/run-steps.ts';
-import { nodeById, takeSplit } from '../src/sandbox-safe/experiences/definition-graph.ts';
-import type { Condition, ExperienceNode } from '../src/domain/experiences/definition-schema.ts';
-import type { ExperienceEndReason, ExperienceRunStatus, PathStep } from '../src/persistence/entities/experience-run.ts';
+import {
+  follow,
+  goalEntry,
+  goalsToCheck,
+  stepAt,
+  type CarriedStep,
+  type FlowPosition,
+  type FlowStep,
+  type Heard,
+  type PathEntry,
+  type ProviderAnswer,
+} from '../src/sandbox-safe/experiences/experience-interpreter.ts';
 import { CurrentNode, RunStatus } from '../src/sandbox-safe/search-attributes.ts';
 import {
   cancelRun,
-  runEvent,
   runEvents,
   runState,
   type BufferedEvent,
   type CarriedRunState,
+  type ExperienceEndReason,
   type ExperienceRunInput,
   type ExperienceRunState,
+  type ExperienceRunStatus,
+  type PathStep,
   type RunEvent,
-  type RunPosition,
 } from './experience-run.contract.ts';
 import { failureReason } from './failure-reason.ts';
 
-// The run's own database steps: the run's row, its progress, and the events it publishes (written to the delivery
-// outbox, which deliverBatch runs send). Short and idempotent, so they run as local activities, inside the workflow
-// task that reaches them (docs/adr/0061-an-experience-run-s-database-steps-are-local-activities.md), the end too
-// (ADR 0062): the task that completes a run fails when an event came in meanwhile, and its local steps then run
-// again, which changes nothing. Runs started before keep the steps they began with: every step an activity, or
-// every step but the end local.
-const localStepsPatch = 'experience-run-local-steps';
-const localEndPatch = 'experience-run-local-end';
-// A run may start where routing's first steps left it (ADR 0066).
-const walkedPatch = 'experience-run-walked-by-routing';
-// An exit goal is announced by the end's own step, and the flow saves no progress while received events are still
-// being checked against the goals (ADR 0073): a hand-over that ends a run costs one local step, not three.
-const exitInEndPatch = 'experience-run-exit-goal-in-end';
-const remoteSteps = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumInterval: '1 minute' },
-});
-const localSteps = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumInterval: '1 minute' },
-});
+/**
+ * A local step (ADR 0061): the run's own database steps run inside the workflow task that reaches them. One is
+ * started only while the scope that asks for it is not cancelled, and once started it is never cancelled: the SDK's
+ * core fails the workflow task (TMPRL1100) when a cancel reaches a local activity whose result it holds and the
+ * workflow has not seen yet. An end that comes meanwhile takes effect once the step is done
+ * (docs/adr/0061-an-experience-run-s-database-steps-are-local-activities.md).
+ */
+function localStep<A extends unknown[], R>(step: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    const asking = CancellationScope.current();
+    if (asking.consideredCancelled) await asking.cancelRequested;
+    return CancellationScope.nonCancellable(() => step(...args));
+  };
+}
+
+// Short and idempotent: the end's task fails when an event comes in meanwhile, and its local steps then run again,
+// which changes nothing (ADR 0062).
+const databaseSteps = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
+const enterExperienceRun = localStep(databaseSteps.enterExperienceRun);
+const saveExperienceRunProgress = localStep(databaseSteps.saveExperienceRunProgress);
+const fireExperienceWebhook = localStep(databaseSteps.fireExperienceWebhook);
+const publishExperienceGoal = localStep(databaseSteps.publishExperienceGoal);
+const endExperienceRun = localStep(databaseSteps.endExperienceRun);
+// Conditions read the visitor and the events from Postgres: a quick local read, no task queue round trip.
+const evaluateExperienceCondition = localStep(
+  proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { maximumInterval: '10 seconds' } }).evaluateExperienceCondition,
+);
 // A push node's send: FCM's pace and its retries live inside the activity, which heartbeats after each wave.
 const { sendExperiencePush } = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
@@ -67,11 +83,6 @@ const { sendExperiencePush } = proxyActivities<Activities>({
 const { callExperienceProvider } = proxyActivities<Activities>({
   startToCloseTimeout: '60 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 12 },
-});
-// Conditions read the visitor and the events from Postgres: a quick local read, no task queue round trip.
-const { evaluateExperienceCondition } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { maximumInterval: '10 seconds' },
 });
 
 /** The received events a run keeps for its waitForEvent nodes, and the event ids it remembers to drop repeats. */
@@ -87,296 +98,347 @@ const statusOf: Record<ExperienceEndReason, ExperienceRunStatus> = {
   failed: 'failed',
 };
 
+type EndRequest = { reason: ExperienceEndReason; detail: string | null };
+
 /**
- * One person's run through one version of an experience, `experience:<experienceId>:<visitorId>[:<n>]`. The main
- * flow walks the nodes from `start`; beside it, every event the run receives is checked against the goals (whatever
- * node the run is on) and kept in a bounded buffer that waitForEvent nodes look at, so an event that arrives
- * between steps is not lost. A goal with `exit`, the cancel update, or maxDurationSeconds ends the flow early.
+ * One person's run through one version of an experience, `experience:<experienceId>:<visitorId>[:<n>]`. The flow
+ * walks the nodes through the interpreter (src/sandbox-safe/experiences/experience-interpreter.ts) from `start`, or from
+ * where routing's first steps (ADR 0066) or the run before a continue-as-new left it; beside it, every event the run
+ * receives is checked against the goals (whatever node the run is on) and kept in a bounded buffer that waitForEvent
+ * nodes look at, so an event that arrives between steps is not lost. A goal with `exit`, the cancel update, or
+ * maxDurationSeconds ends the flow early; the end is recorded and announced in one local step.
  */
 export async function experienceRun(input: ExperienceRunInput): Promise<ExperienceRunState> {
-  // One marker for a new run: the newest patch implies the older ones.
-  const exitInEnd = patched(exitInEndPatch);
-  const endLocal = exitInEnd || patched(localEndPatch);
-  const { enterExperienceRun, saveExperienceRunProgress, fireExperienceWebhook, publishExperienceGoal } = endLocal || patched(localStepsPatch) ? localSteps : remoteSteps;
-  const { endExperienceRun } = endLocal ? localSteps : remoteSteps;
-  const { definition } = input;
-  const carried = input.carried;
-  const walked = !carried && input.walked && (exitInEnd || patched(walkedPatch)) ? input.walked : undefined;
-  const run: RunRef = {
-    runId: input.runId,
-    accountId: input.accountId,
-    experienceId: input.experienceId,
-    visitorId: input.visitorId,
-    clientUserId: input.clientUserId,
-    triggerEventId: input.trigger.eventId,
-  };
-  const path: PathStep[] = carried?.path ?? walked?.path ?? [];
-  const buffer: BufferedEvent[] = carried?.buffer ?? [];
-  const seen: string[] = carried?.seen ?? [input.trigger.eventId];
-  const goalsReached: string[] = carried?.goalsReached ?? [];
-  const inbox: RunEvent[] = carried?.inbox ?? [];
-  let nextSeq = carried?.nextSeq ?? 1;
-  let currentNodeId: string | null = carried?.position.nodeId ?? walked?.nodeId ?? definition.start;
-  let requestedEnd: { reason: ExperienceEndReason; detail: string | null } | undefined;
-  /** Goals reached as the run ends, which the end announces. */
-  const goalsAtEnd: GoalReached[] = [];
-  let ended: { reason: ExperienceEndReason; endedAt: string } | undefined;
-  let pumpBusy = false;
+  const run = new FlowRun(input);
+  run.listen();
+  return run.live();
+}
 
-  const flow = new CancellationScope();
-  const timers = new CancellationScope();
-  const requestEnd = (reason: ExperienceEndReason, detail: string | null) => {
-    if (requestedEnd || ended) return;
-    requestedEnd = { reason, detail };
-    flow.cancel();
-  };
+class FlowRun {
+  readonly input: ExperienceRunInput;
+  readonly ref: RunRef;
+  readonly path: PathStep[];
+  readonly buffer: BufferedEvent[];
+  readonly seen: string[];
+  readonly goalsReached: string[];
+  readonly inbox: RunEvent[];
+  nextSeq: number;
+  currentNodeId: string | null;
+  /** Where the flow starts: where the run before it, or routing's first steps, left it. */
+  readonly from: FlowPosition;
+  /** Cancelled to end the run early: its timers, waits and activities stop; a local step in flight finishes first. */
+  readonly flow = new CancellationScope();
+  /** The maxDurationSeconds timer. */
+  readonly timers = new CancellationScope();
+  requestedEnd: EndRequest | undefined;
+  /** Goals reached as the run ends (an exit goal), which the end announces (ADR 0073). */
+  readonly goalsAtEnd: GoalReached[] = [];
+  ended: { reason: ExperienceEndReason; endedAt: string } | undefined;
+  /** While a received event is being checked against the goals. */
+  pumpBusy = false;
+  /** The progress last saved, `<node>:<path length>`. */
+  savedAt = '';
+  /** The step (path length) at which the push node being sent began: its second send, after quiet hours, is the same. */
+  pushStep = 0;
 
-  const view = (): ExperienceRunState => ({
-    status: ended ? statusOf[ended.reason] : 'running',
-    currentNodeId,
-    path,
-    endReason: ended?.reason ?? null,
-    endedAt: ended?.endedAt ?? null,
-    bufferedEvents: buffer.length,
-  });
-
-  const showDetails = () => {
-    const steps = path.map((step) => `- \`${step.nodeId}\` (${step.type}): ${step.outcome}`);
-    const head = ended ? `**${statusOf[ended.reason]}** (${ended.reason})` : `**running** · at \`${currentNodeId}\``;
-    setCurrentDetails([head, `events received: ${nextSeq - 1} · goals reached: ${goalsReached.join(', ') || '—'}`, ...steps].join('\n'));
-  };
-
-  const record = (node: { id: string; type: string }, outcome: string) => {
-    path.push({ nodeId: node.id, type: node.type, at: new Date(Date.now()).toISOString(), outcome });
-    showDetails();
-  };
-
-  const evaluate = (condition: Condition, eventId: string) => evaluateExperienceCondition({ run, condition, eventId });
-
-  setHandler(runState, view);
-  const take = (event: RunEvent) => {
-    if (ended || seen.includes(event.eventId)) return;
-    seen.push(event.eventId);
-    if (seen.length > seenLimit) seen.splice(0, seen.length - seenLimit);
-    inbox.push(event);
-  };
-  setHandler(runEvents, (events) => events.forEach(take));
-  setHandler(runEvent, take);
-  setHandler(
-    cancelRun,
-    async () => {
-      requestEnd('cancelled', 'cancelled through the API');
-      await condition(() => ended !== undefined);
-      return view();
-    },
-    {
-      validator: () => {
-        if (ended) throw ApplicationFailure.create({ type: 'invalid_state', message: `The run has ended (${ended.reason})`, nonRetryable: true });
-      },
-    },
-  );
-
-  /** Checks one received event against every goal not yet reached, then keeps it for waitForEvent nodes. */
-  async function receive(event: RunEvent): Promise<void> {
-    for (const goal of definition.goals) {
-      if (goalsReached.includes(goal.id) || goal.eventType !== event.eventType) continue;
-      if (goal.conditions && !(await evaluate(goal.conditions, event.eventId))) continue;
-      goalsReached.push(goal.id);
-      record({ id: `goal:${goal.id}`, type: 'goal' }, `reached on ${event.eventType} ${event.eventId}${goal.exit ? '; exit' : ''}`);
-      const reached = { goalId: goal.id, eventType: event.eventType, eventId: event.eventId };
-      if (exitInEnd && (goal.exit || requestedEnd)) goalsAtEnd.push(reached);
-      else await publishExperienceGoal({ run, ...reached });
-      if (goal.exit) requestEnd('goal_reached', `goal ${goal.id}`);
-    }
-    buffer.push({ ...event, seq: nextSeq++, consumed: false });
-    if (buffer.length > bufferLimit) buffer.splice(0, buffer.length - bufferLimit);
+  constructor(input: ExperienceRunInput) {
+    this.input = input;
+    const { carried } = input;
+    const walked = carried ? undefined : input.walked;
+    this.ref = {
+      runId: input.runId,
+      accountId: input.accountId,
+      experienceId: input.experienceId,
+      visitorId: input.visitorId,
+      clientUserId: input.clientUserId,
+      triggerEventId: input.trigger.eventId,
+    };
+    this.path = carried?.path ?? walked?.path ?? [];
+    this.buffer = carried?.buffer ?? [];
+    this.seen = carried?.seen ?? [input.trigger.eventId];
+    this.goalsReached = carried?.goalsReached ?? [];
+    this.inbox = carried?.inbox ?? [];
+    this.nextSeq = carried?.nextSeq ?? 1;
+    this.from = carried?.position ?? { nodeId: walked?.nodeId ?? input.definition.start };
+    this.currentNodeId = this.from.nodeId;
   }
 
+  /** The `state` query, the `events` signal and the `cancel` update. */
+  listen(): void {
+    setHandler(runState, () => this.view());
+    setHandler(runEvents, (events) => events.forEach((event) => this.take(event)));
+    setHandler(cancelRun, () => this.cancel(), {
+      validator: () => {
+        if (this.ended) throw ApplicationFailure.create({ type: 'invalid_state', message: `The run has ended (${this.ended.reason})`, nonRetryable: true });
+      },
+    });
+  }
+
+  /** The run's life: entered, the flow and the goals side by side, then its end. */
+  async live(): Promise<ExperienceRunState> {
+    if (!this.input.carried) {
+      // Archiving may have cancelled the run between routing's decision and this start.
+      const entered = await enterExperienceRun({ runId: this.ref.runId });
+      if (entered.status !== 'running') this.requestEnd('cancelled', 'cancelled before the run started');
+    }
+    this.startDeadline();
+    const pump = this.pumpEvents();
+    await this.runFlow();
+    this.timers.cancel();
+    await pump;
+    return this.end(this.requestedEnd!);
+  }
+
+  view(): ExperienceRunState {
+    return {
+      status: this.ended ? statusOf[this.ended.reason] : 'running',
+      currentNodeId: this.currentNodeId,
+      path: this.path,
+      endReason: this.ended?.reason ?? null,
+      endedAt: this.ended?.endedAt ?? null,
+      bufferedEvents: this.buffer.length,
+    };
+  }
+
+  /** An event handed over: dropped when seen before or once the run has ended, else queued for the goals. */
+  take(event: RunEvent): void {
+    if (this.ended || this.seen.includes(event.eventId)) return;
+    this.seen.push(event.eventId);
+    if (this.seen.length > seenLimit) this.seen.splice(0, this.seen.length - seenLimit);
+    this.inbox.push(event);
+  }
+
+  async cancel(): Promise<ExperienceRunState> {
+    this.requestEnd('cancelled', 'cancelled through the API');
+    await condition(() => this.ended !== undefined);
+    return this.view();
+  }
+
+  /** Ends the flow early (the first request wins): its waits and activities are cancelled, its local steps finish. */
+  requestEnd(reason: ExperienceEndReason, detail: string | null): void {
+    if (this.requestedEnd || this.ended) return;
+    this.requestedEnd = { reason, detail };
+    this.flow.cancel();
+  }
+
+  startDeadline(): void {
+    const { enteredAt, definition } = this.input;
+    const deadline = enteredAt + definition.maxDurationSeconds * 1000;
+    void this.timers
+      .run(() => sleep(Math.max(1, deadline - Date.now())))
+      .then(
+        () => this.requestEnd('max_duration', `${definition.maxDurationSeconds} s passed`),
+        () => undefined,
+      );
+  }
+
+  showDetails(): void {
+    const steps = this.path.map((step) => `- \`${step.nodeId}\` (${step.type}): ${step.outcome}`);
+    const head = this.ended ? `**${statusOf[this.ended.reason]}** (${this.ended.reason})` : `**running** · at \`${this.currentNodeId}\``;
+    setCurrentDetails([head, `events received: ${this.nextSeq - 1} · goals reached: ${this.goalsReached.join(', ') || '—'}`, ...steps].join('\n'));
+  }
+
+  record(entry: PathEntry): void {
+    this.path.push({ ...entry, at: new Date(Date.now()).toISOString() });
+    this.showDetails();
+  }
+
+  evaluate(condition: Condition, eventId: string): Promise<boolean> {
+    return evaluateExperienceCondition({ run: this.ref, condition, eventId });
+  }
+
+  // The goals ===================================================================================================
+
   /** Handles received events one at a time, in order, until the run ends. */
-  async function pumpEvents(): Promise<void> {
+  async pumpEvents(): Promise<void> {
     try {
       for (;;) {
-        await condition(() => inbox.length > 0 || requestedEnd !== undefined);
-        if (requestedEnd) return;
-        pumpBusy = true;
+        await condition(() => this.inbox.length > 0 || this.requestedEnd !== undefined);
+        if (this.requestedEnd) return;
+        this.pumpBusy = true;
         try {
-          await receive(inbox.shift()!);
+          await this.receive(this.inbox.shift()!);
         } finally {
-          pumpBusy = false;
+          this.pumpBusy = false;
         }
       }
     } catch (error) {
-      // The workflow itself was cancelled (from the Temporal UI, say): the main flow ends the run.
+      // The workflow itself was cancelled (from the Temporal UI, say): the flow ends the run.
       if (!isCancellation(error)) throw error;
     }
   }
 
-  /** Hands the run to a fresh one when its history is long; only while it waits and nothing is in flight. */
-  async function continueIfLong(position: RunPosition): Promise<void> {
-    const info = workflowInfo();
-    if (!info.continueAsNewSuggested && info.historyLength <= (input.historyLimit ?? defaultHistoryLimit)) return;
-    if (requestedEnd || pumpBusy || !allHandlersFinished()) return;
-    const state: CarriedRunState = { version: 1, position, path, buffer, seen, goalsReached, inbox, nextSeq };
-    await continueAsNew<typeof experienceRun>({ ...input, version: 1, carried: state });
-  }
-
-  let savedAt = '';
-  /**
-   * Persists where the run is before it waits (once per change), so the API shows it while the run sleeps, and hands
-   * a long history to a fresh run unless the node cannot be resumed from its position alone (a push held by quiet
-   * hours: a fresh run would not know which pushes were its own).
-   */
-  async function block(position: RunPosition, mayContinue = true): Promise<void> {
-    // Events handed over together may still end the run (an exit goal): a run about to end saves no progress.
-    if (exitInEnd) await condition(() => !pumpBusy && inbox.length === 0);
-    const progress = `${currentNodeId}:${path.length}`;
-    if (progress !== savedAt) {
-      await saveExperienceRunProgress({ runId: run.runId, currentNodeId, path });
-      savedAt = progress;
+  /** Checks one received event against every goal not yet reached, then keeps it for waitForEvent nodes. */
+  async receive(event: RunEvent): Promise<void> {
+    for (const goal of goalsToCheck(this.input.definition, event.eventType, this.goalsReached)) {
+      if (goal.conditions && !(await this.evaluate(goal.conditions, event.eventId))) continue;
+      this.goalsReached.push(goal.id);
+      this.record(goalEntry(goal, event));
+      const reached = { goalId: goal.id, eventType: event.eventType, eventId: event.eventId };
+      // An exit goal, and any goal reached as the run ends, is announced by the end's own step (ADR 0073).
+      if (goal.exit || this.requestedEnd) this.goalsAtEnd.push(reached);
+      else await publishExperienceGoal({ run: this.ref, ...reached });
+      if (goal.exit) this.requestEnd('goal_reached', `goal ${goal.id}`);
     }
-    if (mayContinue) await continueIfLong(position);
+    this.buffer.push({ ...event, seq: this.nextSeq++, consumed: false });
+    if (this.buffer.length > bufferLimit) this.buffer.splice(0, this.buffer.length - bufferLimit);
   }
 
-  async function waitForEvent(node: Extract<ExperienceNode, { type: 'waitForEvent' }>, until: number): Promise<BufferedEvent | undefined> {
+  // The flow ====================================================================================================
+
+  /** Walks the flow until it exits or is ended early, and settles how the run ends. */
+  async runFlow(): Promise<void> {
+    try {
+      if (!this.requestedEnd) {
+        const exited = await this.flow.run(() => this.walk(this.from));
+        // A flow stopped between steps without a request: the workflow itself was cancelled.
+        if (!exited) this.requestEnd('cancelled', 'the workflow was cancelled');
+      }
+      this.requestEnd('completed', null);
+    } catch (error) {
+      if (isCancellation(error)) this.requestEnd('cancelled', 'the workflow was cancelled');
+      else if (error instanceof ActivityFailure) this.requestEnd('failed', failureReason(error));
+      // Anything else is a bug in this code (or a continue-as-new): it leaves the run, and a fixed worker resumes it.
+      else throw error;
+    }
+  }
+
+  /** Steps from `from` until the exit (true), or until the flow is cancelled between steps (false). */
+  async walk(from: FlowPosition): Promise<boolean> {
+    let step = stepAt(this.input.definition, this.ref, from);
+    let arrivedAt: string | undefined;
+    for (;;) {
+      // A push held by quiet hours stays on its node: it is not arrived at again.
+      if (step.node.id !== arrivedAt) {
+        arrivedAt = step.node.id;
+        this.arrive(arrivedAt);
+      }
+      const move = step.kind === 'takeSplit' || step.kind === 'exit' ? step.move : follow(step, await this.carryOut(step));
+      this.record(move.entry);
+      if (!move.next) return true;
+      if (this.flow.consideredCancelled) return false;
+      step = stepAt(this.input.definition, this.ref, move.next);
+    }
+  }
+
+  arrive(nodeId: string): void {
+    this.currentNodeId = nodeId;
+    upsertSearchAttributes([{ key: CurrentNode, value: nodeId }]);
+    this.showDetails();
+  }
+
+  carryOut(step: CarriedStep): Promise<Heard> {
+    switch (step.kind) {
+      case 'fireWebhook':
+        return this.fireWebhook(step);
+      case 'evaluateCondition':
+        return this.evaluate(step.node.if, this.ref.triggerEventId).then((holds) => ({ kind: 'conditionEvaluated', holds }));
+      case 'wait':
+        return this.waitOut(step);
+      case 'callProvider':
+        return this.callProvider(step);
+      case 'sendPush':
+        return this.sendPush(step);
+      case 'waitForEvent':
+        return this.waitForEvent(step);
+    }
+  }
+
+  async fireWebhook({ node }: Extract<FlowStep, { kind: 'fireWebhook' }>): Promise<Heard> {
+    const { eventId } = await fireExperienceWebhook({ run: this.ref, nodeId: node.id, endpointId: node.endpointId ?? null, result: node.result });
+    return { kind: 'webhookFired', eventId };
+  }
+
+  async waitOut({ node, until }: Extract<FlowStep, { kind: 'wait' }>): Promise<Heard> {
+    const wakeAt = until ?? Date.now() + node.seconds * 1000;
+    await this.block({ nodeId: node.id, waitUntil: wakeAt });
+    await sleep(Math.max(1, wakeAt - Date.now()));
+    return { kind: 'timerFired' };
+  }
+
+  async callProvider({ node }: Extract<FlowStep, { kind: 'callProvider' }>): Promise<Heard> {
+    let answer: ProviderAnswer;
+    try {
+      const event = node.call === 'track' ? node.event : null;
+      answer = await callExperienceProvider({ run: this.ref, nodeId: node.id, connectionId: node.connectionId, call: node.call, event, properties: node.properties ?? {} });
+    } catch (error) {
+      // Out of attempts: the failure is recorded and the flow goes on.
+      if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+      answer = { sent: false, reason: failureReason(error) };
+    }
+    return { kind: 'providerAnswered', answer };
+  }
+
+  /** Sends the push; when quiet hours held part of it, waits until then (with no continue-as-new) and sends the rest. */
+  async sendPush({ node, heldUntil }: Extract<FlowStep, { kind: 'sendPush' }>): Promise<Heard> {
+    if (heldUntil === undefined) this.pushStep = this.path.length;
+    else {
+      // A fresh run would not know which pushes were its own.
+      await this.block({ nodeId: node.id, waitUntil: heldUntil }, false);
+      await sleep(Math.max(1, heldUntil - Date.now()));
+    }
+    const pushed = await sendExperiencePush({ run: this.ref, nodeId: node.id, notificationId: node.notificationId, step: this.pushStep });
+    return { kind: 'pushSent', summary: pushed.summary, heldUntil: pushed.heldUntil };
+  }
+
+  /** The first buffered event of the node's type (not taken yet) that passes its conditions, or a timeout. */
+  async waitForEvent({ node, until }: Extract<FlowStep, { kind: 'waitForEvent' }>): Promise<Heard> {
+    const timeoutAt = until ?? Date.now() + node.timeoutSeconds * 1000;
     let checkedSeq = 0;
     for (;;) {
-      for (const event of buffer) {
+      for (const event of this.buffer) {
         if (event.consumed || event.seq <= checkedSeq || event.eventType !== node.eventType) continue;
         checkedSeq = event.seq;
-        if (node.conditions && !(await evaluate(node.conditions, event.eventId))) continue;
+        if (node.conditions && !(await this.evaluate(node.conditions, event.eventId))) continue;
         event.consumed = true;
-        return event;
+        return { kind: 'eventTaken', event };
       }
-      checkedSeq = Math.max(checkedSeq, nextSeq - 1);
-      const seqBefore = nextSeq;
-      await block({ nodeId: node.id, waitUntil: until });
-      if (!(await condition(() => nextSeq !== seqBefore, Math.max(1, until - Date.now())))) return undefined;
+      checkedSeq = Math.max(checkedSeq, this.nextSeq - 1);
+      const seqBefore = this.nextSeq;
+      await this.block({ nodeId: node.id, waitUntil: timeoutAt });
+      if (!(await condition(() => this.nextSeq !== seqBefore, Math.max(1, timeoutAt - Date.now())))) return { kind: 'timedOut' };
     }
   }
 
-  async function walk(from: RunPosition): Promise<void> {
-    let nodeId = from.nodeId;
-    let resumeUntil = from.waitUntil;
-    for (;;) {
-      const node = nodeById(definition, nodeId);
-      // Publishing checked every edge; a missing node is a bug, which fails the workflow task rather than the run.
-      if (!node) throw new Error(`experience ${input.experienceId} v${input.experienceVersion} has no node ${nodeId}`);
-      currentNodeId = node.id;
-      upsertSearchAttributes([{ key: CurrentNode, value: node.id }]);
-      showDetails();
-      const until = resumeUntil;
-      resumeUntil = undefined;
-      switch (node.type) {
-        case 'webhook': {
-          const { eventId } = await fireExperienceWebhook({ run, nodeId: node.id, endpointId: node.endpointId ?? null, result: node.result });
-          record(node, `sent ${eventId}`);
-          nodeId = node.next;
-          break;
-        }
-        case 'wait': {
-          const wakeAt = until ?? Date.now() + node.seconds * 1000;
-          await block({ nodeId: node.id, waitUntil: wakeAt });
-          await sleep(Math.max(1, wakeAt - Date.now()));
-          record(node, `waited ${node.seconds} s`);
-          nodeId = node.next;
-          break;
-        }
-        case 'condition': {
-          const holds = await evaluate(node.if, run.triggerEventId);
-          record(node, holds ? 'then' : 'else');
-          nodeId = holds ? node.then : node.else;
-          break;
-        }
-        case 'provider': {
-          let outcome: string;
-          try {
-            const call = await callExperienceProvider({
-              run,
-              nodeId: node.id,
-              connectionId: node.connectionId,
-              call: node.call,
-              event: node.call === 'track' ? node.event : null,
-              properties: node.properties ?? {},
-            });
-            outcome = call.sent ? `sent (HTTP ${call.status})` : `failed: ${call.reason}`;
-          } catch (error) {
-            // Out of attempts: the failure is recorded and the flow goes on.
-            if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-            outcome = `failed: ${failureReason(error)}`;
-          }
-          record(node, outcome);
-          nodeId = node.next;
-          break;
-        }
-        case 'push': {
-          // Quiet hours may hold some of it: the path says until when, and the run sends the rest then.
-          const step = path.length;
-          let pushed = await sendExperiencePush({ run, nodeId: node.id, notificationId: node.notificationId, step });
-          while (pushed.heldUntil !== null) {
-            record(node, pushed.summary);
-            const heldUntil = pushed.heldUntil;
-            await block({ nodeId: node.id, waitUntil: heldUntil }, false);
-            await sleep(Math.max(1, heldUntil - Date.now()));
-            pushed = await sendExperiencePush({ run, nodeId: node.id, notificationId: node.notificationId, step });
-          }
-          record(node, pushed.summary);
-          nodeId = node.next;
-          break;
-        }
-        case 'waitForEvent': {
-          const matched = await waitForEvent(node, until ?? Date.now() + node.timeoutSeconds * 1000);
-          record(node, matched ? `${matched.eventType} ${matched.eventId}` : 'timeout');
-          nodeId = matched ? node.next : node.timeoutNext;
-          break;
-        }
-        case 'split': {
-          const split = takeSplit(node, run);
-          record(node, split.outcome);
-          nodeId = split.next;
-          break;
-        }
-        case 'exit': {
-          record(node, 'exit');
-          return;
-        }
-      }
+  /**
+   * Persists where the run is before it waits (once per change), so the API shows it while the run sleeps, and hands
+   * a long history to a fresh run when it may.
+   */
+  async block(position: FlowPosition, mayContinue = true): Promise<void> {
+    // Events handed over together may still end the run (an exit goal): a run about to end saves no progress.
+    await condition(() => !this.pumpBusy && this.inbox.length === 0);
+    const progress = `${this.currentNodeId}:${this.path.length}`;
+    if (progress !== this.savedAt) {
+      await saveExperienceRunProgress({ runId: this.ref.runId, currentNodeId: this.currentNodeId, path: this.path });
+      this.savedAt = progress;
     }
+    if (mayContinue) await this.continueIfLong(position);
   }
 
-  if (!carried) {
-    // Archiving may have cancelled the run between routing's decision and this start.
-    const entered = await enterExperienceRun({ runId: run.runId });
-    if (entered.status !== 'running') requestEnd('cancelled', 'cancelled before the run started');
+  /** Hands the run to a fresh one when its history is long; only while it waits and nothing is in flight. */
+  async continueIfLong(position: FlowPosition): Promise<void> {
+    const info = workflowInfo();
+    if (!info.continueAsNewSuggested && info.historyLength <= (this.input.historyLimit ?? defaultHistoryLimit)) return;
+    if (this.requestedEnd || this.pumpBusy || !allHandlersFinished()) return;
+    const { path, buffer, seen, goalsReached, inbox, nextSeq } = this;
+    const carried: CarriedRunState = { version: 1, position, path, buffer, seen, goalsReached, inbox, nextSeq };
+    await continueAsNew<typeof experienceRun>({ ...this.input, version: 1, carried });
   }
-  const deadline = input.enteredAt + definition.maxDurationSeconds * 1000;
-  void timers
-    .run(() => sleep(Math.max(1, deadline - Date.now())))
-    .then(
-      () => requestEnd('max_duration', `${definition.maxDurationSeconds} s passed`),
-      () => undefined,
-    );
-  const pump = pumpEvents();
-  try {
-    if (!requestedEnd) await flow.run(() => walk(carried?.position ?? { nodeId: walked?.nodeId ?? definition.start }));
-    requestEnd('completed', null);
-  } catch (error) {
-    if (isCancellation(error)) requestEnd('cancelled', 'the workflow was cancelled');
-    else if (error instanceof ActivityFailure) requestEnd('failed', failureReason(error));
-    // Anything else is a bug in this code: it fails the workflow task, and a fixed worker resumes the run.
-    else throw error;
-  }
-  timers.cancel();
-  await pump;
 
-  const end = requestedEnd!;
-  const endedAt = new Date(Date.now()).toISOString();
-  // The end is recorded and announced even when the workflow itself is being cancelled.
-  return CancellationScope.nonCancellable(async () => {
-    await endExperienceRun({ run, status: statusOf[end.reason], endReason: end.reason, detail: end.detail, currentNodeId, path, endedAt, goals: goalsAtEnd });
-    ended = { reason: end.reason, endedAt };
-    upsertSearchAttributes([{ key: RunStatus, value: statusOf[end.reason] }]);
-    showDetails();
-    await condition(allHandlersFinished);
-    return view();
-  });
+  // The end =====================================================================================================
+
+  /** Records and announces the end, even when the workflow itself is being cancelled, and waits for its handlers. */
+  end({ reason, detail }: EndRequest): Promise<ExperienceRunState> {
+    const endedAt = new Date(Date.now()).toISOString();
+    const status = statusOf[reason];
+    return CancellationScope.nonCancellable(async () => {
+      const { ref: run, currentNodeId, path, goalsAtEnd: goals } = this;
+      await endExperienceRun({ run, status, endReason: reason, detail, currentNodeId, path, endedAt, goals });
+      this.ended = { reason, endedAt };
+      upsertSearchAttributes([{ key: RunStatus, value: status }]);
+      this.showDetails();
+      await condition(allHandlersFinished);
+      return this.view();
+    });
+  }
 }

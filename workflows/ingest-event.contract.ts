@@ -1,6 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { InboundEnvelope } from '../src/domain/ingest/normalise/envelope.ts';
-import type { EventConfig } from '../src/persistence/entities/connection.ts';
 import { AccountId, ClientUserId, EntityId, EntityType, EventType } from '../src/sandbox-safe/search-attributes.ts';
 
 /**
@@ -16,6 +15,14 @@ export interface AcceptedEvent {
   connectionId: string;
   workflowId: string;
   event: InboundEnvelope;
+}
+
+/** The connection's event settings when the event was accepted: which types it takes, whether it creates visitors, how long it holds. */
+export interface EventConfig {
+  eventTypes?: string[] | undefined;
+  createVisitors: boolean;
+  holdTtlHours: number;
+  rateLimit?: { perSecond: number; burst: number } | undefined;
 }
 
 export interface IngestEventInput {

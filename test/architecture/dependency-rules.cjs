@@ -44,6 +44,14 @@ module.exports = {
       to: { path: '^node_modules/@temporalio/(client|worker|testing|activity)/' },
     },
     {
+      name: 'workflows-not-persistence',
+      comment:
+        "A workflow's input, state and messages are its contract's own types (or src/sandbox-safe/'s, where they are shared): an entity's edit must not change a workflow's payload unseen. So workflows/ imports nothing from src/persistence/, not even a type.",
+      severity: 'error',
+      from: { path: '^workflows/' },
+      to: { path: '^src/persistence/' },
+    },
+    {
       name: 'domain-not-activities',
       comment: 'Activities call the domain, never the other way round (only the worker, in src/temporal/, builds them).',
       severity: 'error',

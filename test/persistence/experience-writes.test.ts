@@ -85,7 +85,7 @@ describe('an experience run’s writes run twice', () => {
     await writes.enterExperienceRun({ runId: run.runId });
     await writes.fireExperienceWebhook({ run, nodeId: 'welcome', endpointId: null, result: { step: 'welcome' } });
     await writes.publishExperienceGoal({ run, goalId: 'purchased', eventType: 'purchase', eventId: 'iev_any' });
-    // A run's end announces the exit goal it ended on (ADR 0073); a run started before announced it on its own.
+    // A run's end announces the exit goal it ended on (ADR 0073).
     const goals = [{ goalId: 'purchased', eventType: 'purchase', eventId: 'iev_any' }];
     const end: EndRunInput = { run, status: 'goal_reached', endReason: 'goal_reached', detail: null, currentNodeId: 'await', path: row.path, endedAt: new Date().toISOString(), goals };
     await activity.run(() => writes.endExperienceRun(end));

@@ -78,8 +78,8 @@ export interface EndRunInput {
   currentNodeId: string | null;
   path: PathStep[];
   endedAt: string;
-  /** Goals the run reached as it ended (an exit goal), announced before the end; runs before ADR 0073 pass none. */
-  goals?: GoalReached[];
+  /** Goals the run reached as it ended (an exit goal), announced before the end (ADR 0073); none is an empty list. */
+  goals: GoalReached[];
 }
 
 /**
@@ -106,7 +106,7 @@ export async function endExperienceRun(deps: PublishDeps, input: EndRunInput): P
     }
     if (row.entryKey?.startsWith('live:')) row.entryKey = null;
     const inTransaction = { ...deps, em: tx };
-    for (const goal of input.goals ?? []) await publishExperienceGoal(inTransaction, { run, ...goal }, context);
+    for (const goal of input.goals) await publishExperienceGoal(inTransaction, { run, ...goal }, context);
     return announceRunEnd(inTransaction, run, context, input.endReason, input.currentNodeId);
   });
 }

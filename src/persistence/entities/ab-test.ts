@@ -1,11 +1,15 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { winnerMetrics, type AbTestResults } from '../../domain/abtests/results-types.ts';
 import { Account } from './account.ts';
+import type * as AbTestWorkflow from '../../../workflows/ab-test.contract.ts';
 import { App } from './app.ts';
+import type { Agrees, SameType } from './same-type.ts';
 import { updatedAtProperty } from './updated-at.ts';
 
 export const abTestStates = ['NEW', 'VALIDATED', 'SCHEDULED', 'RUNNING', 'COMPLETED', 'CANCELLED', 'FAILED'] as const;
 export type AbTestState = (typeof abTestStates)[number];
+// The test's workflow reports the same states (its contract's own type).
+type _StatesAgree = Agrees<SameType<AbTestState, AbTestWorkflow.AbTestState>>;
 
 /**
  * An A/B test of two messages of an app on a segment of its devices. The API moves it NEW → VALIDATED → SCHEDULED;

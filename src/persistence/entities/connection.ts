@@ -1,5 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type * as IngestEventWorkflow from '../../../workflows/ingest-event.contract.ts';
 import { Account } from './account.ts';
+import type { Agrees, SameType } from './same-type.ts';
 import { updatedAtProperty } from './updated-at.ts';
 
 export const connectionStatuses = ['active', 'paused'] as const;
@@ -11,6 +13,8 @@ export interface EventConfig {
   holdTtlHours: number;
   rateLimit?: { perSecond: number; burst: number } | undefined;
 }
+// A held event's run is started with the connection's settings (its contract's own type): they must stay the same.
+type _EventConfigsAgree = Agrees<SameType<EventConfig, IngestEventWorkflow.EventConfig>>;
 
 /**
  * A client system that posts events to `/v1/in/{inboundKey}`. The inbound key names the connection in the URL;

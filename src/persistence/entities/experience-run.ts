@@ -1,7 +1,12 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { PathStep } from '../../sandbox-safe/experiences/run-path.ts';
+import type * as RunWorkflow from '../../../workflows/experience-run.contract.ts';
 import { Account } from './account.ts';
 import { Experience } from './experience.ts';
+import type { Agrees, SameType } from './same-type.ts';
 import { updatedAtProperty } from './updated-at.ts';
+
+export type { PathStep };
 
 export const experienceRunStatuses = ['running', 'completed', 'goal_reached', 'cancelled', 'failed'] as const;
 export type ExperienceRunStatus = (typeof experienceRunStatuses)[number];
@@ -9,13 +14,9 @@ export type ExperienceRunStatus = (typeof experienceRunStatuses)[number];
 export const experienceEndReasons = ['completed', 'goal_reached', 'max_duration', 'cancelled', 'failed'] as const;
 export type ExperienceEndReason = (typeof experienceEndReasons)[number];
 
-/** One step of a run's path: the node, when the run left it, and what happened there. */
-export interface PathStep {
-  nodeId: string;
-  type: string;
-  at: string;
-  outcome: string;
-}
+// The run's workflow reports and ends with these (its contract's own types): they must stay the same.
+type _StatusesAgree = Agrees<SameType<ExperienceRunStatus, RunWorkflow.ExperienceRunStatus>>;
+type _EndReasonsAgree = Agrees<SameType<ExperienceEndReason, RunWorkflow.ExperienceEndReason>>;
 
 /**
  * One person's run through one version of an experience, written by routing when the run is decided and by the
