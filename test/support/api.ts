@@ -38,6 +38,23 @@ export async function call<T = any>(method: string, path: string, options: CallO
   return { status: response.status, headers: response.headers, body: parsed as T };
 }
 
+/**
+ * Every item of a paged list (`{ items, nextCursor }`), walking its cursor; `path` may carry a query of its own.
+ * Fails on any answer but 200, with its body.
+ */
+export async function allPages<T = any>(path: string, options: Pick<CallOptions, 'token' | 'baseUrl'> = {}): Promise<T[]> {
+  const items: T[] = [];
+  const separator = path.includes('?') ? '&' : '?';
+  let cursor: string | null = null;
+  do {
+    const page: ApiResponse<{ items: T[]; nextCursor: string | null }> = await call('GET', `${path}${separator}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, options);
+    if (page.status !== 200) throw new Error(`GET ${path}: ${page.status} ${JSON.stringify(page.body)}`);
+    items.push(...page.body.items);
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  return items;
+}
+
 export interface TestAccount {
   accountId: string;
   apiKey: string;

@@ -57,25 +57,24 @@ export async function waitForEventsSettled(accountIds: string[], timeoutMs = 20_
     const settled = new Set<string>();
     for (;;) {
       const events = await query<{ id: string }>('select id from outbound_events where account_id = any($1::uuid[])', [accountIds]);
-      const unsettled = events.filter((event) => !settled.has(event.id));
+      const unsettled = events.map((event) => event.id).filter((id) => !settled.has(id));
       if (unsettled.length === 0) return;
-      for (const { id } of unsettled) {
-        const runs = await sendersOnceFinal(id, remaining());
-        await Promise.all(runs.map((workflowId) => waitForRunClosed(client, workflowId, remaining())));
-        settled.add(id);
-      }
+      // Each run once, however many of these events it sent (a batch run sends up to 50).
+      const runs = await sendersOnceFinal(unsettled, remaining());
+      await Promise.all(runs.map((workflowId) => waitForRunClosed(client, workflowId, remaining())));
+      for (const id of unsettled) settled.add(id);
     }
   } finally {
     await close();
   }
 }
 
-/** The runs that sent an event's deliveries, once every one of them is final. */
-const sendersOnceFinal = (eventId: string, timeoutMs: number): Promise<string[]> =>
+/** The runs that sent these events' deliveries, once every one of them is final. */
+const sendersOnceFinal = (eventIds: string[], timeoutMs: number): Promise<string[]> =>
   until(
-    `the deliveries of ${eventId} to be final`,
+    `the deliveries of ${eventIds.length === 1 ? eventIds[0] : `${eventIds.length} events`} to be final`,
     async () => {
-      const rows = await query<{ workflow_id: string | null; status: string }>('select workflow_id, status from deliveries where event_id = $1', [eventId]);
+      const rows = await query<{ workflow_id: string | null; status: string }>('select workflow_id, status from deliveries where event_id = any($1)', [eventIds]);
       return rows.every((row) => row.workflow_id !== null && row.status !== 'pending') && [...new Set(rows.map((row) => row.workflow_id!))];
     },
     { timeoutMs, intervalMs: 25 },

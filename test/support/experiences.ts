@@ -1,5 +1,5 @@
 import type { ExperienceDefinitionInput } from '../../src/domain/experiences/definition-schema.ts';
-import { call, type TestAccount } from './api.ts';
+import { allPages, call, type TestAccount } from './api.ts';
 import { until } from './wait.ts';
 
 /** A definition with sensible defaults around the given nodes (trigger on `signup`, never re-enter, no goals). */
@@ -29,6 +29,10 @@ export const listRuns = async (account: TestAccount, experienceId: string, query
   if (page.status !== 200) throw new Error(`runs list failed: ${page.status} ${JSON.stringify(page.body)}`);
   return page.body.items;
 };
+
+/** Every run of an experience, all pages. */
+export const allRuns = (account: TestAccount, experienceId: string): Promise<any[]> =>
+  allPages(`/accounts/${account.accountId}/experiences/${experienceId}/runs`, { token: account.apiKey });
 
 /** Polls an experience's runs until the predicate holds; returns them. */
 export const waitForRuns = (account: TestAccount, experienceId: string, predicate: (runs: any[]) => boolean, timeoutMs = 20_000): Promise<any[]> =>
