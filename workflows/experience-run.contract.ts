@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ExperienceDefinition } from '../src/domain/experiences/definition-schema.ts';
 import type { PathStep } from '../src/sandbox-safe/experiences/run-path.ts';
+import type { RunPosition } from '../src/sandbox-safe/experiences/experience-interpreter.ts';
 import {
   AccountId,
   ClientUserId,
@@ -38,11 +39,8 @@ export interface BufferedEvent extends RunEvent {
   consumed: boolean;
 }
 
-/** Where a run continues after continue-as-new: the node it was waiting on and until when. */
-export interface RunPosition {
-  nodeId: string;
-  waitUntil?: number | undefined;
-}
+/** Where a run continues after continue-as-new: the node it was waiting on and until when (the interpreter's). */
+export type { RunPosition };
 
 export interface CarriedRunState {
   version: 1;

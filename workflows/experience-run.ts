@@ -24,8 +24,8 @@ import {
   goalsToCheck,
   stepAt,
   type CarriedStep,
-  type FlowPosition,
-  type FlowStep,
+  type RunPosition,
+  type RunStep,
   type Heard,
   type PathEntry,
   type ProviderAnswer,
@@ -62,7 +62,7 @@ function localStep<A extends unknown[], R>(step: (...args: A) => Promise<R>): (.
 }
 
 // Short and idempotent: the end's task fails when an event comes in meanwhile, and its local steps then run again,
-// which changes nothing (ADR 0062).
+// which changes nothing (ADR 0061).
 const databaseSteps = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
 const enterExperienceRun = localStep(databaseSteps.enterExperienceRun);
 const saveExperienceRunProgress = localStep(databaseSteps.saveExperienceRunProgress);
@@ -101,20 +101,20 @@ const statusOf: Record<ExperienceEndReason, ExperienceRunStatus> = {
 type EndRequest = { reason: ExperienceEndReason; detail: string | null };
 
 /**
- * One person's run through one version of an experience, `experience:<experienceId>:<visitorId>[:<n>]`. The flow
+ * One person's run through one version of an experience, `experience:<experienceId>:<visitorId>[:<n>]`. The walk
  * walks the nodes through the interpreter (src/sandbox-safe/experiences/experience-interpreter.ts) from `start`, or from
  * where routing's first steps (ADR 0066) or the run before a continue-as-new left it; beside it, every event the run
  * receives is checked against the goals (whatever node the run is on) and kept in a bounded buffer that waitForEvent
  * nodes look at, so an event that arrives between steps is not lost. A goal with `exit`, the cancel update, or
- * maxDurationSeconds ends the flow early; the end is recorded and announced in one local step.
+ * maxDurationSeconds ends the walk early; the end is recorded and announced in one local step.
  */
 export async function experienceRun(input: ExperienceRunInput): Promise<ExperienceRunState> {
-  const run = new FlowRun(input);
+  const run = new RunMachine(input);
   run.listen();
   return run.live();
 }
 
-class FlowRun {
+class RunMachine {
   readonly input: ExperienceRunInput;
   readonly ref: RunRef;
   readonly path: PathStep[];
@@ -124,14 +124,14 @@ class FlowRun {
   readonly inbox: RunEvent[];
   nextSeq: number;
   currentNodeId: string | null;
-  /** Where the flow starts: where the run before it, or routing's first steps, left it. */
-  readonly from: FlowPosition;
+  /** Where the walk starts: where the run before it, or routing's first steps, left it. */
+  readonly from: RunPosition;
   /** Cancelled to end the run early: its timers, waits and activities stop; a local step in flight finishes first. */
-  readonly flow = new CancellationScope();
+  readonly walkScope = new CancellationScope();
   /** The maxDurationSeconds timer. */
   readonly timers = new CancellationScope();
   requestedEnd: EndRequest | undefined;
-  /** Goals reached as the run ends (an exit goal), which the end announces (ADR 0073). */
+  /** Goals reached as the run ends (an exit goal), which the end announces (ADR 0061). */
   readonly goalsAtEnd: GoalReached[] = [];
   ended: { reason: ExperienceEndReason; endedAt: string } | undefined;
   /** While a received event is being checked against the goals. */
@@ -174,7 +174,7 @@ class FlowRun {
     });
   }
 
-  /** The run's life: entered, the flow and the goals side by side, then its end. */
+  /** The run's life: entered, the walk and the goals side by side, then its end. */
   async live(): Promise<ExperienceRunState> {
     if (!this.input.carried) {
       // Archiving may have cancelled the run between routing's decision and this start.
@@ -183,7 +183,7 @@ class FlowRun {
     }
     this.startDeadline();
     const pump = this.pumpEvents();
-    await this.runFlow();
+    await this.walkToEnd();
     this.timers.cancel();
     await pump;
     return this.end(this.requestedEnd!);
@@ -214,11 +214,11 @@ class FlowRun {
     return this.view();
   }
 
-  /** Ends the flow early (the first request wins): its waits and activities are cancelled, its local steps finish. */
+  /** Ends the walk early (the first request wins): its waits and activities are cancelled, its local steps finish. */
   requestEnd(reason: ExperienceEndReason, detail: string | null): void {
     if (this.requestedEnd || this.ended) return;
     this.requestedEnd = { reason, detail };
-    this.flow.cancel();
+    this.walkScope.cancel();
   }
 
   startDeadline(): void {
@@ -263,7 +263,7 @@ class FlowRun {
         }
       }
     } catch (error) {
-      // The workflow itself was cancelled (from the Temporal UI, say): the flow ends the run.
+      // The workflow itself was cancelled (from the Temporal UI, say): the walk ends the run.
       if (!isCancellation(error)) throw error;
     }
   }
@@ -275,7 +275,7 @@ class FlowRun {
       this.goalsReached.push(goal.id);
       this.record(goalEntry(goal, event));
       const reached = { goalId: goal.id, eventType: event.eventType, eventId: event.eventId };
-      // An exit goal, and any goal reached as the run ends, is announced by the end's own step (ADR 0073).
+      // An exit goal, and any goal reached as the run ends, is announced by the end's own step (ADR 0061).
       if (goal.exit || this.requestedEnd) this.goalsAtEnd.push(reached);
       else await publishExperienceGoal({ run: this.ref, ...reached });
       if (goal.exit) this.requestEnd('goal_reached', `goal ${goal.id}`);
@@ -284,14 +284,14 @@ class FlowRun {
     if (this.buffer.length > bufferLimit) this.buffer.splice(0, this.buffer.length - bufferLimit);
   }
 
-  // The flow ====================================================================================================
+  // The walk ====================================================================================================
 
-  /** Walks the flow until it exits or is ended early, and settles how the run ends. */
-  async runFlow(): Promise<void> {
+  /** Walks the steps until it exits or is ended early, and settles how the run ends. */
+  async walkToEnd(): Promise<void> {
     try {
       if (!this.requestedEnd) {
-        const exited = await this.flow.run(() => this.walk(this.from));
-        // A flow stopped between steps without a request: the workflow itself was cancelled.
+        const exited = await this.walkScope.run(() => this.walk(this.from));
+        // A walk stopped between steps without a request: the workflow itself was cancelled.
         if (!exited) this.requestEnd('cancelled', 'the workflow was cancelled');
       }
       this.requestEnd('completed', null);
@@ -303,8 +303,8 @@ class FlowRun {
     }
   }
 
-  /** Steps from `from` until the exit (true), or until the flow is cancelled between steps (false). */
-  async walk(from: FlowPosition): Promise<boolean> {
+  /** Steps from `from` until the exit (true), or until the walk is cancelled between steps (false). */
+  async walk(from: RunPosition): Promise<boolean> {
     let step = stepAt(this.input.definition, this.ref, from);
     let arrivedAt: string | undefined;
     for (;;) {
@@ -316,7 +316,7 @@ class FlowRun {
       const move = step.kind === 'takeSplit' || step.kind === 'exit' ? step.move : follow(step, await this.carryOut(step));
       this.record(move.entry);
       if (!move.next) return true;
-      if (this.flow.consideredCancelled) return false;
+      if (this.walkScope.consideredCancelled) return false;
       step = stepAt(this.input.definition, this.ref, move.next);
     }
   }
@@ -344,25 +344,25 @@ class FlowRun {
     }
   }
 
-  async fireWebhook({ node }: Extract<FlowStep, { kind: 'fireWebhook' }>): Promise<Heard> {
+  async fireWebhook({ node }: Extract<RunStep, { kind: 'fireWebhook' }>): Promise<Heard> {
     const { eventId } = await fireExperienceWebhook({ run: this.ref, nodeId: node.id, endpointId: node.endpointId ?? null, result: node.result });
     return { kind: 'webhookFired', eventId };
   }
 
-  async waitOut({ node, until }: Extract<FlowStep, { kind: 'wait' }>): Promise<Heard> {
+  async waitOut({ node, until }: Extract<RunStep, { kind: 'wait' }>): Promise<Heard> {
     const wakeAt = until ?? Date.now() + node.seconds * 1000;
     await this.block({ nodeId: node.id, waitUntil: wakeAt });
     await sleep(Math.max(1, wakeAt - Date.now()));
     return { kind: 'timerFired' };
   }
 
-  async callProvider({ node }: Extract<FlowStep, { kind: 'callProvider' }>): Promise<Heard> {
+  async callProvider({ node }: Extract<RunStep, { kind: 'callProvider' }>): Promise<Heard> {
     let answer: ProviderAnswer;
     try {
       const event = node.call === 'track' ? node.event : null;
       answer = await callExperienceProvider({ run: this.ref, nodeId: node.id, connectionId: node.connectionId, call: node.call, event, properties: node.properties ?? {} });
     } catch (error) {
-      // Out of attempts: the failure is recorded and the flow goes on.
+      // Out of attempts: the failure is recorded and the walk goes on.
       if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
       answer = { sent: false, reason: failureReason(error) };
     }
@@ -370,7 +370,7 @@ class FlowRun {
   }
 
   /** Sends the push; when quiet hours held part of it, waits until then (with no continue-as-new) and sends the rest. */
-  async sendPush({ node, heldUntil }: Extract<FlowStep, { kind: 'sendPush' }>): Promise<Heard> {
+  async sendPush({ node, heldUntil }: Extract<RunStep, { kind: 'sendPush' }>): Promise<Heard> {
     if (heldUntil === undefined) this.pushStep = this.path.length;
     else {
       // A fresh run would not know which pushes were its own.
@@ -382,7 +382,7 @@ class FlowRun {
   }
 
   /** The first buffered event of the node's type (not taken yet) that passes its conditions, or a timeout. */
-  async waitForEvent({ node, until }: Extract<FlowStep, { kind: 'waitForEvent' }>): Promise<Heard> {
+  async waitForEvent({ node, until }: Extract<RunStep, { kind: 'waitForEvent' }>): Promise<Heard> {
     const timeoutAt = until ?? Date.now() + node.timeoutSeconds * 1000;
     let checkedSeq = 0;
     for (;;) {
@@ -404,7 +404,7 @@ class FlowRun {
    * Persists where the run is before it waits (once per change), so the API shows it while the run sleeps, and hands
    * a long history to a fresh run when it may.
    */
-  async block(position: FlowPosition, mayContinue = true): Promise<void> {
+  async block(position: RunPosition, mayContinue = true): Promise<void> {
     // Events handed over together may still end the run (an exit goal): a run about to end saves no progress.
     await condition(() => !this.pumpBusy && this.inbox.length === 0);
     const progress = `${this.currentNodeId}:${this.path.length}`;
@@ -416,7 +416,7 @@ class FlowRun {
   }
 
   /** Hands the run to a fresh one when its history is long; only while it waits and nothing is in flight. */
-  async continueIfLong(position: FlowPosition): Promise<void> {
+  async continueIfLong(position: RunPosition): Promise<void> {
     const info = workflowInfo();
     if (!info.continueAsNewSuggested && info.historyLength <= (this.input.historyLimit ?? defaultHistoryLimit)) return;
     if (this.requestedEnd || this.pumpBusy || !allHandlersFinished()) return;

@@ -8,7 +8,7 @@ import {
   goalEntry,
   goalsToCheck,
   stepAt,
-  type FlowStep,
+  type RunStep,
   type Heard,
   type PathEntry,
   type ProviderAnswer,
@@ -21,16 +21,16 @@ import {
 
 /** What a run meets: the trigger's attributes (condition nodes read `c_<nodeId>`), each provider's answer, the push
  * nodes quiet hours hold once, and the events handed over together when the run first waits. */
-export interface FlowWorld {
+export interface ExperienceWorld {
   trigger: Record<string, boolean>;
   provider: Record<string, ProviderAnswer>;
   heldPushes: string[];
   events: Array<{ eventId: string; eventType: string; ok: boolean }>;
 }
 
-export interface FlowSample {
+export interface ExperienceSample {
   definition: ExperienceDefinition;
-  world: FlowWorld;
+  world: ExperienceWorld;
 }
 
 export const sampleWalker: Walker = { experienceId: 'exp_property', visitorId: '7d5a3c9e-2b1f-4e8a-9c6d-0f1e2d3c4b5a', runId: 'run_property' };
@@ -100,7 +100,7 @@ export interface SampleOptions {
 }
 
 /** A valid definition (published as is), and the world a run of it meets. */
-export function flowSamples(options: SampleOptions = {}): fc.Arbitrary<FlowSample> {
+export function flowSamples(options: SampleOptions = {}): fc.Arbitrary<ExperienceSample> {
   const goal = fc.record({ eventType: fc.constantFrom(...eventTypes), conditional: fc.boolean(), exit: fc.boolean() });
   return fc.integer({ min: 2, max: options.maxNodes ?? 10 }).chain((n) =>
     fc
@@ -129,7 +129,7 @@ export function flowSamples(options: SampleOptions = {}): fc.Arbitrary<FlowSampl
           nodes,
         };
         const at = (id: string) => answers[Number(id.slice(1))]!;
-        const world: FlowWorld = {
+        const world: ExperienceWorld = {
           trigger: Object.fromEntries(nodes.map((node) => [`c_${node.id}`, at(node.id).holds])),
           provider: Object.fromEntries(nodes.map((node) => [node.id, at(node.id).sent ? { sent: true, status: 200 } : { sent: false, reason: 'refused (HTTP 400)' }])),
           heldPushes: nodes.filter((node) => node.type === 'push' && at(node.id).held).map((node) => node.id),
@@ -141,17 +141,17 @@ export function flowSamples(options: SampleOptions = {}): fc.Arbitrary<FlowSampl
 }
 
 /** What conditions read in this world: the trigger (a `signup` with the world's attributes) and the event judged. */
-export function contextIn(world: FlowWorld, eventId?: string): ExperienceContext {
+export function contextIn(world: ExperienceWorld, eventId?: string): ExperienceContext {
   const trigger = { eventType: 'signup', attributes: world.trigger };
   const event = world.events.find((candidate) => candidate.eventId === eventId);
   return { trigger, event: event ? { eventType: event.eventType, attributes: { ok: event.ok } } : trigger, visitor: null };
 }
 
 /** A flow entry with the kind of step that made it. */
-export type ModelEntry = PathEntry & { kind: FlowStep['kind'] };
+export type ModelEntry = PathEntry & { kind: RunStep['kind'] };
 
 /** The steps that take time to pass (ADR 0066): routing takes every step before the first of them. */
-const timeTaking: Array<FlowStep['kind']> = ['wait', 'waitForEvent', 'callProvider', 'sendPush'];
+const timeTaking: Array<RunStep['kind']> = ['wait', 'waitForEvent', 'callProvider', 'sendPush'];
 
 export interface ExpectedRun {
   /** The path's entries of the flow's nodes, in order. */
@@ -171,9 +171,9 @@ export interface ExpectedRun {
  * against the goals, then kept for the waitForEvent nodes, which take the first buffered event of their type (not
  * taken before) that passes their conditions, or time out.
  */
-export function expectedRun({ definition, world }: FlowSample, walker: Walker = sampleWalker): ExpectedRun {
+export function expectedRun({ definition, world }: ExperienceSample, walker: Walker = sampleWalker): ExpectedRun {
   const run: ExpectedRun = { flow: [], goals: [], endReason: 'completed', endNodeId: definition.start, firstTimeTaking: null };
-  const buffer: Array<FlowWorld['events'][number] & { taken: boolean }> = [];
+  const buffer: Array<ExperienceWorld['events'][number] & { taken: boolean }> = [];
   const reached: string[] = [];
   const pushesHeld = new Set<string>();
   let handedOver = false;
@@ -194,7 +194,7 @@ export function expectedRun({ definition, world }: FlowSample, walker: Walker = 
     }
     return false;
   };
-  const hear = (step: Exclude<FlowStep, { kind: 'takeSplit' | 'exit' }>): Heard => {
+  const hear = (step: Exclude<RunStep, { kind: 'takeSplit' | 'exit' }>): Heard => {
     const { node } = step;
     switch (step.kind) {
       case 'fireWebhook':

@@ -8,7 +8,7 @@ import { takeFirstSteps } from '../../src/domain/experiences/walk-first-steps.ts
 import { evaluateCondition, type Condition } from '../../src/sandbox-safe/experiences/evaluate-condition.ts';
 import { startExperienceRun } from '../../src/temporal/starters/experience-run.ts';
 import { runEvents, type ExperienceRunInput, type ExperienceRunState, type ExperienceRunWorkflow, type WalkedSteps } from '../../workflows/experience-run.contract.ts';
-import { contextIn, expectedRun, flowSamples, heldSummary, pathParts, sampleWalker, sentSummary, type FlowSample } from '../support/experience-model.ts';
+import { contextIn, expectedRun, flowSamples, heldSummary, pathParts, sampleWalker, sentSummary, type ExperienceSample } from '../support/experience-model.ts';
 import { startTimeSkippingEnvironment } from '../support/temporal.ts';
 
 // The property of the flow interpreter's two callers, on the real workflow: a run started at `start` and a run started
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /** One run's world and what its activities saw: the activities of every run go through one worker. */
 interface Hooks {
-  sample: FlowSample;
+  sample: ExperienceSample;
   saved: PromiseWithResolvers<void>;
   ended: PromiseWithResolvers<void>;
   pushed: Set<string>;
@@ -67,7 +67,7 @@ const activities = {
 };
 
 /** Runs the sample on the workflow, from routing's first steps when given; the world's events once the run waits. */
-async function runOnWorkflow(taskQueue: string, sample: FlowSample, walked?: WalkedSteps): Promise<ExperienceRunState> {
+async function runOnWorkflow(taskQueue: string, sample: ExperienceSample, walked?: WalkedSteps): Promise<ExperienceRunState> {
   const runId = `run_${randomUUID()}`;
   const hooks: Hooks = { sample, saved: Promise.withResolvers(), ended: Promise.withResolvers(), pushed: new Set() };
   runs.set(runId, hooks);

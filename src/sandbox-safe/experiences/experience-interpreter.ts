@@ -13,7 +13,7 @@ import type {
 import { nodeById, takeSplit } from './definition-graph.ts';
 import type { PathStep } from './run-path.ts';
 
-// The one interpreter of a flow's definition. Given the definition, where a run is and what it heard, it says what
+// The one interpreter of an experience's definition. Given the definition, where a run is and what it heard, it says what
 // the run does next and what its path records. Its two callers only carry the steps out: the run's workflow with
 // activities and timers, routing with writes in its transaction, stopping at the first step that takes time (ADR 0066,
 // docs/adr/0066-routing-takes-a-new-run-s-first-steps.md). Pure TypeScript with type-only imports and no clock: the workflow loads
@@ -23,7 +23,7 @@ import type { PathStep } from './run-path.ts';
 export type PathEntry = Omit<PathStep, 'at'>;
 
 /** Where a run is: a node, and until when it waits there once that is known (a resumed wait, a push quiet hours held). */
-export interface FlowPosition {
+export interface RunPosition {
   nodeId: string;
   waitUntil?: number | undefined;
 }
@@ -36,16 +36,16 @@ export interface Walker {
 }
 
 /** Where a step leads: the entry it adds to the path, and the position after it (null: the run has exited). */
-export interface FlowMove {
+export interface StepMove {
   entry: PathEntry;
-  next: FlowPosition | null;
+  next: RunPosition | null;
 }
 
 /**
  * What a run does at its position. A split and an exit need nothing heard, so their move comes with them; every other
  * step is carried out by the caller, and `follow` takes what it heard.
  */
-export type FlowStep =
+export type RunStep =
   | { kind: 'fireWebhook'; node: WebhookNode }
   | { kind: 'evaluateCondition'; node: ConditionNode }
   /** Wait until `until`, or `node.seconds` from now when the wait has not begun. */
@@ -55,11 +55,11 @@ export type FlowStep =
   | { kind: 'sendPush'; node: ExperienceNodeOf<'push'>; heldUntil: number | undefined }
   /** Take the first matching event, or time out at `until` (`node.timeoutSeconds` from now when not yet begun). */
   | { kind: 'waitForEvent'; node: WaitForEventNode; until: number | undefined }
-  | { kind: 'takeSplit'; node: SplitNode; move: FlowMove }
-  | { kind: 'exit'; node: ExitNode; move: FlowMove };
+  | { kind: 'takeSplit'; node: SplitNode; move: StepMove }
+  | { kind: 'exit'; node: ExitNode; move: StepMove };
 
 /** A step whose outcome the caller has to hear. */
-export type CarriedStep = Exclude<FlowStep, { kind: 'takeSplit' | 'exit' }>;
+export type CarriedStep = Exclude<RunStep, { kind: 'takeSplit' | 'exit' }>;
 
 /** What a provider's API answered: sent, or refused (a 4xx, or out of attempts) with why. */
 export type ProviderAnswer = { sent: true; status: number } | { sent: false; reason: string };
@@ -85,7 +85,7 @@ type HeardBy = {
 };
 
 /** The step at a position. A node the definition lacks is a bug (publishing checked every edge): it throws. */
-export function stepAt(definition: ExperienceDefinition, walker: Walker, position: FlowPosition): FlowStep {
+export function stepAt(definition: ExperienceDefinition, walker: Walker, position: RunPosition): RunStep {
   const node = nodeById(definition, position.nodeId);
   if (!node) throw new Error(`experience ${walker.experienceId} has no node ${position.nodeId}`);
   const until = position.waitUntil;
@@ -115,12 +115,12 @@ export function stepAt(definition: ExperienceDefinition, walker: Walker, positio
  * Whether a step takes time to pass: a timer, an event, a provider call (which may back off for minutes) or a push
  * (FCM's pace, quiet hours). Routing takes a new run's steps up to the first such step; its workflow goes on from it.
  */
-export function takesTime(step: FlowStep): step is Extract<CarriedStep, { kind: 'wait' | 'waitForEvent' | 'callProvider' | 'sendPush' }> {
+export function takesTime(step: RunStep): step is Extract<CarriedStep, { kind: 'wait' | 'waitForEvent' | 'callProvider' | 'sendPush' }> {
   return step.kind === 'wait' || step.kind === 'waitForEvent' || step.kind === 'callProvider' || step.kind === 'sendPush';
 }
 
 /** Where a carried step leads, given what was heard. Hearing what the step cannot hear is a bug: it throws. */
-export function follow(step: CarriedStep, heard: Heard): FlowMove {
+export function follow(step: CarriedStep, heard: Heard): StepMove {
   switch (step.kind) {
     case 'fireWebhook':
       return onward(step.node, `sent ${heardAs(step, heard, 'webhookFired').eventId}`, step.node.next);
@@ -161,7 +161,7 @@ export function goalEntry(goal: ExperienceGoal, event: { eventType: string; even
 
 const entry = (node: { id: string; type: string }, outcome: string): PathEntry => ({ nodeId: node.id, type: node.type, outcome });
 
-const onward = (node: { id: string; type: string }, outcome: string, next: string): FlowMove => ({ entry: entry(node, outcome), next: { nodeId: next } });
+const onward = (node: { id: string; type: string }, outcome: string, next: string): StepMove => ({ entry: entry(node, outcome), next: { nodeId: next } });
 
 function heardAs<S extends CarriedStep, K extends HeardBy[S['kind']]>(step: S, heard: Heard, ...kinds: K[]): Extract<Heard, { kind: K }> {
   if (!(kinds as string[]).includes(heard.kind)) throw new Error(`a ${step.kind} step at ${step.node.id} cannot hear ${heard.kind}`);
