@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { deliveryProfile } from './delivery-profile.ts';
 import { MediaProcessingError } from './errors.ts';
@@ -38,7 +38,7 @@ export interface NormalisedRecording {
 }
 
 export interface NormaliseOptions {
-  /** Where the delivery file goes; it appears there complete (renamed from a file beside it) or not at all. */
+  /** Where the delivery file goes (its folder is made); it appears there complete (renamed from a file beside it) or not at all. */
   outputPath: string;
   signal?: AbortSignal | undefined;
   onProgress?: ((stage: 'encoding' | 'verifying', fraction: number) => void) | undefined;
@@ -62,6 +62,7 @@ const maxEncodes = 4;
 export async function normaliseRecording(ffmpeg: Ffmpeg, inputPath: string, input: AcceptedRecording, options: NormaliseOptions): Promise<NormalisedRecording> {
   const { outputPath, signal } = options;
   const seconds = input.durationMs / 1000;
+  await mkdir(dirname(outputPath), { recursive: true });
   let peakCorrectionDb = 0;
   for (let encode = 1; ; encode++) {
     const partial = join(dirname(outputPath), `.${basename(outputPath)}.partial-${randomBytes(6).toString('hex')}`);

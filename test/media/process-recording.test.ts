@@ -174,8 +174,8 @@ describe('the delivery file', () => {
   });
 
   it('is the same bytes and the same result when made again, and appears whole or not at all', async () => {
+    // In a folder that does not exist yet: it is made.
     const outputPath = join(scratch, 'again', 'file-1.m4a');
-    await mkdir(join(scratch, 'again'));
     const first = await process('take.mp3', { outputPath });
     const firstBytes = createHash('sha256').update(await readFile(outputPath)).digest('hex');
     const second = await process('take.mp3', { outputPath });
