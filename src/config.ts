@@ -143,6 +143,18 @@ function checkPushSettings(config: { PUSH_PROVIDER: string; FCM_SERVICE_ACCOUNT_
   }
 }
 
+/**
+ * Recording files (docs/recordings.md): the largest file an upload may send, which storage enforces while it
+ * streams the body, and the longest take. At most 300 s: at about 64 kbps a delivery file then stays well under the
+ * 5 MB that iOS takes for a notification's audio.
+ */
+const recordingSettings = {
+  RECORDING_MAX_BYTES: z.coerce.number().int().min(1024).max(2 ** 31).default(52_428_800),
+  RECORDING_MAX_SECONDS: z.coerce.number().int().min(2).max(300).default(120),
+};
+/** The recording limits when none is set, for callers that build settings by hand (tests, benches). */
+export const recordingConfigDefaults = z.object(recordingSettings).parse({});
+
 const apiSettings = {
   PORT: port.default(3000),
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters'),
@@ -172,6 +184,7 @@ const productionSchemas = {
       ...deliverySettings,
       ...ingestSettings,
       ...metricsSettings,
+      ...recordingSettings,
       DATABASE_URL: postgresUrl,
       TEMPORAL_ADDRESS: hostPort,
     })
@@ -185,6 +198,7 @@ const productionSchemas = {
       ...metricsSettings,
       ...temporalMetricsSettings,
       ...ingestRelaySettings,
+      ...recordingSettings,
       WORKER_ROLE: z.enum(workerRoles).default('all'),
       /** A workflow bundle built by `npm run bundle:workflows` from the same code; unset, the worker bundles at start. */
       WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
@@ -211,6 +225,7 @@ const embeddedSchema = z
     ...pushSettings,
     ...metricsSettings,
     ...temporalMetricsSettings,
+    ...recordingSettings,
     SECRETS_KEY: secretsKey.optional(),
     PORT: apiSettings.PORT,
     ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 /**
  * A binary the service, the embedded mode or the tests run, found or installed into the per-user cache (the Temporal
@@ -43,10 +43,7 @@ export const temporalTestServer: ProvisionedTool = {
 /** The SDK names its downloads after itself (`<prefix>-sdk-typescript-<version>`), so the cache step can find them. */
 const sdkVersion = (createRequire(import.meta.url)('@temporalio/testing/package.json') as { version: string }).version;
 
-/** Where `name` would be in each PATH directory, in PATH order. */
-export function pathCandidates(name: string, env: NodeJS.ProcessEnv): string[] {
-  return (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name));
-}
+export { pathCandidates } from '../executables.ts';
 
 /** The per-user cache: `$XDG_CACHE_HOME/richpush`, else `~/.cache/richpush`. */
 export function cacheRoot(env: NodeJS.ProcessEnv): string {

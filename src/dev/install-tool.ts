@@ -1,23 +1,15 @@
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { isExecutable } from '../executables.ts';
 import { pipInstalledBinary, sdkDownloadedBinary, type ProvisionedTool } from './cli-path.ts';
 
 /** The machine's side of provisioning: file checks, the SDK's download and pip. */
 
-export async function isExecutable(path: string): Promise<boolean> {
-  try {
-    if (!(await stat(path)).isFile()) return false;
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { isExecutable };
 
 const sdkDownloadHost = 'temporal.download';
 const reachTimeoutMs = 5000;

@@ -52,6 +52,14 @@ module.exports = {
       to: { path: '^src/persistence/' },
     },
     {
+      name: 'media-without-dev',
+      comment:
+        'The media toolkit (src/media/) runs in the api and the worker of the production image, which has no devDependencies: it finds ffmpeg itself, and only src/dev/ffmpeg-tool.ts (npm start, the tests) may install one.',
+      severity: 'error',
+      from: { path: '^src/media/' },
+      to: { path: '^src/dev/' },
+    },
+    {
       name: 'domain-not-activities',
       comment: 'Activities call the domain, never the other way round (only the worker, in src/temporal/, builds them).',
       severity: 'error',

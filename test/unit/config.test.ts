@@ -28,6 +28,8 @@ describe('configuration', () => {
       INGEST_RATE_LIMIT_PER_SECOND: 50,
       INGEST_RATE_LIMIT_BURST: 100,
       METRICS_HOST: '127.0.0.1',
+      RECORDING_MAX_BYTES: 52_428_800,
+      RECORDING_MAX_SECONDS: 120,
     });
   });
 
@@ -80,6 +82,16 @@ describe('configuration', () => {
   it('requires nothing in embedded mode, and still validates what is given', () => {
     expect(loadEmbeddedConfig({})).toMatchObject({ PORT: 3000, DATA_DIR: '.data' });
     expect(() => loadEmbeddedConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN is invalid/);
+  });
+
+  it('bounds the recording limits: a take of 2 to 300 s, so a delivery file stays under 5 MB', () => {
+    const given = { ...validApi, RECORDING_MAX_SECONDS: '300', RECORDING_MAX_BYTES: '1048576' };
+    expect(loadConfig('api', given)).toMatchObject({ RECORDING_MAX_SECONDS: 300, RECORDING_MAX_BYTES: 1_048_576 });
+    expect(loadConfig('worker', given)).toMatchObject({ RECORDING_MAX_SECONDS: 300, RECORDING_MAX_BYTES: 1_048_576 });
+    expect(loadEmbeddedConfig({})).toMatchObject({ RECORDING_MAX_SECONDS: 120, RECORDING_MAX_BYTES: 52_428_800 });
+    expect(() => loadConfig('worker', { ...validApi, RECORDING_MAX_SECONDS: '301' })).toThrow(/^Configuration error: RECORDING_MAX_SECONDS is invalid: /);
+    expect(() => loadConfig('worker', { ...validApi, RECORDING_MAX_SECONDS: '1' })).toThrow(/RECORDING_MAX_SECONDS is invalid/);
+    expect(() => loadConfig('api', { ...validApi, RECORDING_MAX_BYTES: '50MB' })).toThrow(/RECORDING_MAX_BYTES is invalid/);
   });
 
   it('sends pushes through the log provider unless told otherwise', () => {
