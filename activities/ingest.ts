@@ -8,7 +8,7 @@ import type { AcceptedEvent } from '../workflows/ingest-event.contract.ts';
 import { withDomainFailures } from './domain-failures.ts';
 import type { ActivityDeps } from './deps.ts';
 import { whileHeartbeating } from './heartbeat.ts';
-import { publishingAtOnce } from './at-once.ts';
+import { withImmediateDelivery } from './immediate-delivery.ts';
 
 /** What recordInboundEvent's outcome leaves the event's status at, when it is one the metric counts. */
 const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
@@ -37,12 +37,12 @@ export function createIngestActivities(deps: ActivityDeps) {
     },
     /**
      * A chunk of an ingestBatch run, heartbeating: business failures mark their event FAILED inside, so nothing to
-     * convert here. The deliveries its routing writes (a flow's actions) are sent from here, at once (ADR 0072).
+     * convert here. The deliveries its routing writes (an experience's actions) are sent from here, immediately (ADR 0072).
      */
     async processInboundEvents(input: { eventIds: string[] }): Promise<ProcessedEvent[]> {
       const { cancellationSignal: signal } = Context.current();
       const processed = await whileHeartbeating(() =>
-        publishingAtOnce(deps, (takeDeliveries) => processInboundEvents({ em: orm.em.fork(), temporal, delivery, logger, signal, takeDeliveries }, input.eventIds)),
+        withImmediateDelivery(deps, (takeDeliveries) => processInboundEvents({ em: orm.em.fork(), temporal, delivery, logger, signal, takeDeliveries }, input.eventIds)),
       );
       for (const event of processed) if (event.state.status !== 'RECEIVED') metrics.eventProcessed(event.state.status);
       return processed;

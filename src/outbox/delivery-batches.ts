@@ -40,7 +40,7 @@ export function claimDeliveryBatch(em: EntityManager, taskQueue: string, limit: 
 
 /**
  * Claims those of the given deliveries that are still pending and unclaimed into a new batch, as the relay would, for
- * a caller that sends them itself (`deliverAtOnce`), in the run `sentBy` names, which becomes their workflow id. The
+ * a caller that sends them itself (`deliverImmediately`), in the run `sentBy` names, which becomes their workflow id. The
  * claim counts from `leaseMs` ahead, so the relay's recovery restarts the batch only if it is neither settled nor
  * started within that time and its recovery period after.
  */
@@ -101,7 +101,7 @@ export async function markBatchStarted(em: EntityManager, batchId: string): Prom
 
 /**
  * Gives what is still pending in the batch to the batch's own run, by naming that run on it (a batch claimed for a
- * first attempt made at once names the run that made it, `deliverAtOnce`), and answers every delivery of the batch.
+ * first attempt made immediately names the run that made it, `deliverImmediately`), and answers every delivery of the batch.
  */
 export async function assignPendingToBatchRun(em: EntityManager, batchId: string): Promise<BatchedDelivery[]> {
   const rows = await em.execute<DeliveryRow[]>(

@@ -6,7 +6,7 @@ export const temporalUiViews = [
   { name: 'recording jobs', query: 'EntityType="job"' },
   { name: 'A/B tests', query: 'EntityType="abtest"' },
   { name: 'message sends', query: 'EntityType="send"' },
-  { name: 'flow runs', query: 'EntityType="experience-run"' },
+  { name: 'experience runs', query: 'EntityType="experience-run"' },
   { name: 'failed runs', query: 'ExecutionStatus="Failed" OR ExecutionStatus="TimedOut"' },
 ] as const;
 

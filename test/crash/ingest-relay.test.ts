@@ -20,7 +20,7 @@ import { createSecretBox } from '../../src/security/secret-box.ts';
 import { startServiceWorker } from '../../src/service/worker-process.ts';
 import type { IngestBatchInput } from '../../workflows/ingest-batch.contract.ts';
 import { killWorker, startApiInstance, startWorkerProcess, unreachable } from '../support/instances.ts';
-import { postSignedTo } from '../support/ingest-extra.ts';
+import { postSignedTo } from '../support/signed-ingest.ts';
 import { until } from '../support/wait.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 

@@ -13,7 +13,7 @@ import { parseAllowCidrs } from '../../src/security/ip-policy.ts';
 import { createSecretBox } from '../../src/security/secret-box.ts';
 import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
-import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
+import { experienceDefinition, publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
 import { newEndpoint } from '../support/webhooks.ts';
 
@@ -45,7 +45,7 @@ describe('an experience run’s writes run twice', () => {
     t.onTestFinished(() => endpoint.receiver.close());
     const experience = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         goals: [{ id: 'purchased', eventType: 'purchase', conditions: null, exit: true }],
         nodes: [
           { id: 'welcome', type: 'webhook', result: { step: 'welcome' }, next: 'await' },

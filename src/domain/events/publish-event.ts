@@ -12,7 +12,7 @@ export interface PublishDeps {
   delivery: DeliverySettings;
   /**
    * Takes the ids of the deliveries a publish writes, in place of waking the relay: the caller sends them itself
-   * once its transaction commits (a routing chunk, `deliverAtOnce`). Should it die before, the relay's poll finds them.
+   * once its transaction commits (a routing chunk, `deliverImmediately`). Should it die before, the relay's poll finds them.
    */
   takeDeliveries?: ((deliveryIds: string[]) => void) | undefined;
 }

@@ -25,7 +25,7 @@ export const App = defineEntity({
     defaultTimezone: p.string().length(64).default('UTC').fieldName('default_timezone'),
     /** At most `max` non-test pushes per device in any `hours`, across the app's sends; null for no cap. */
     frequencyCap: p.json<FrequencyCap>().nullable().fieldName('frequency_cap'),
-    /** No push reaches a device in these local hours (campaign sends and flow pushes); null for none. */
+    /** No push reaches a device in these local hours (campaign sends and experiences' pushes); null for none. */
     quietHours: p.json<QuietHours>().nullable().fieldName('quiet_hours'),
     createdAt: p.datetime().onCreate(() => new Date()),
   },

@@ -7,7 +7,7 @@ export const experienceStatuses = ['draft', 'active', 'paused', 'archived'] as c
 export type ExperienceStatus = (typeof experienceStatuses)[number];
 
 /**
- * A flow of an account: its latest definition (edited freely) and, once published, the number of its latest frozen
+ * An experience of an account (what the interface spec calls a flow): its latest definition (edited freely) and, once published, the number of its latest frozen
  * version. `triggerEventType` is the published version's trigger, kept here so routing finds the experiences an
  * event may start with one indexed query.
  */
