@@ -1,8 +1,9 @@
 import { attemptDelivery, type AttemptDeps, type AttemptResult } from '../domain/deliveries/attempt-delivery.ts';
 import { finishDelivery } from '../domain/deliveries/finish-delivery.ts';
 import type { Logger } from '../logger.ts';
+import { wakeDeliveryRelays } from '../persistence/outbox-channels.ts';
 import type { BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
-import { assignPendingToBatchRun, claimDeliveriesById, markBatchStarted, startClaimedBatch, wakeDeliveryRelays, type ClaimedBatch } from './delivery-batches.ts';
+import { assignPendingToBatchRun, claimDeliveriesById, markBatchStarted, startClaimedBatch, type ClaimedBatch } from './delivery-batches.ts';
 
 /** More deliveries than this from one caller go to the relay, which batches them into runs with others. */
 export const immediateDeliveryMax = 8;

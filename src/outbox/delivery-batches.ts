@@ -4,7 +4,6 @@ import type { TemporalAccess } from '../temporal/temporal-access.ts';
 import { deliveryBatchWorkflowId, type BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
 import { startDeliveryBatch } from '../temporal/starters/deliver-batch.ts';
 import { retryOf, type DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
-import { deliveryOutboxChannel } from './channels.ts';
 
 export interface RelayDeps {
   em: EntityManager;
@@ -111,11 +110,6 @@ export async function assignPendingToBatchRun(em: EntityManager, batchId: string
     [deliveryBatchWorkflowId(batchId), batchId],
   );
   return toBatched(rows);
-}
-
-/** Tells the relays there are pending deliveries, as a publish does unless its caller takes them (`takeDeliveries`). */
-export async function wakeDeliveryRelays(em: EntityManager): Promise<void> {
-  await em.execute('select pg_notify(?, ?)', [deliveryOutboxChannel, '']);
 }
 
 /**

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../../src/domain/accounts/create-account.ts';
 import { createConnection } from '../../src/domain/connections/create-connection.ts';
 import { acceptInboundEvent } from '../../src/domain/ingest/accept-inbound-event.ts';
-import { inboundEventsChannel } from '../../src/outbox/channels.ts';
+import { inboundEventsChannel } from '../../src/persistence/outbox-channels.ts';
 import { claimInboundBatch, createIngestRelay } from '../../src/outbox/ingest-batches.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startRelayLoop, type RunningRelay } from '../../src/outbox/relay-loop.ts';

@@ -8,7 +8,7 @@ import { publishEvent } from '../../src/domain/events/publish-event.ts';
 import { createWorkerMetrics } from '../../src/metrics/worker-metrics.ts';
 import { createOutboundHttpClient } from '../../src/outbound/http-client.ts';
 import { immediateDeliveryBudgetMs, deliverImmediately, type ImmediateDeliveryDeps } from '../../src/outbox/deliver-immediately.ts';
-import { deliveryOutboxChannel } from '../../src/outbox/channels.ts';
+import { deliveryOutboxChannel } from '../../src/persistence/outbox-channels.ts';
 import { claimDeliveriesById, reclaimStalledBatch } from '../../src/outbox/delivery-batches.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { parseAllowCidrs } from '../../src/security/ip-policy.ts';

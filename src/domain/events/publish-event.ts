@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { derivedId, newId } from '../../security/ids.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
-import { deliveryOutboxChannel } from '../../outbox/channels.ts';
+import { deliveryOutboxChannel } from '../../persistence/outbox-channels.ts';
 import type { DeliverySettings } from '../deliveries/delivery-settings.ts';
 import { buildEnvelope, type EventInput } from './envelope.ts';
 
