@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { finishInboundEvent, routeInboundEvent } from '../src/domain/ingest/route-inbound-event.ts';
 import { failInboundEvents, processInboundEvents, type ProcessedEvent } from '../src/domain/ingest/process-inbound-events.ts';
 import { linkInboundEvent, type LinkOutcome } from '../src/domain/ingest/link-inbound-event.ts';
-import type { RoutingOutcome } from '../src/domain/routing/route-event.ts';
+import type { RoutingOutcome } from '../src/domain/routing/routing-outcome.ts';
 import type { EventConfig } from '../src/persistence/entities/connection.ts';
 import type { AcceptedEvent } from '../workflows/ingest-event.contract.ts';
 import { withDomainFailures } from './domain-failures.ts';

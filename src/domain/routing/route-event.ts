@@ -13,17 +13,7 @@ import type { ExperienceDefinition } from '../experiences/definition-schema.ts';
 import { eventTypesHeard } from '../../sandbox-safe/experiences/definition-graph.ts';
 import type { PublishDeps } from '../events/publish-event.ts';
 import { walkFirstSteps } from '../experiences/walk-first-steps.ts';
-
-/**
- * What routing decided for one event, stored on the event (GET /accounts/{accountId}/events shows it): the active
- * experiences whose trigger it matched, the runs it started, and the live runs of the same person it was handed to.
- */
-export interface RoutingOutcome {
-  matchedExperiences: string[];
-  startedRuns: string[];
-  deliveredTo: string[];
-  reason: string;
-}
+import type { RoutingOutcome } from './routing-outcome.ts';
 
 /** The person an event is routed for: the visitor, with the attributes conditions read. */
 export interface RoutedPerson {

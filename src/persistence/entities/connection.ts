@@ -1,16 +1,19 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { updatedAtProperty } from './updated-at.ts';
 
 export const connectionStatuses = ['active', 'paused'] as const;
 export type ConnectionStatus = (typeof connectionStatuses)[number];
 
-export interface EventConfig {
-  eventTypes?: string[] | undefined;
-  createVisitors: boolean;
-  holdTtlHours: number;
-  rateLimit?: { perSecond: number; burst: number } | undefined;
-}
+export const eventConfigSchema = z.object({
+  eventTypes: z.array(z.string()).optional(),
+  createVisitors: z.boolean(),
+  holdTtlHours: z.number(),
+  rateLimit: z.object({ perSecond: z.number(), burst: z.number() }).optional(),
+});
+export type EventConfig = z.infer<typeof eventConfigSchema>;
 
 /**
  * A client system that posts events to `/v1/in/{inboundKey}`. The inbound key names the connection in the URL;
@@ -30,8 +33,8 @@ export const Connection = defineEntity({
     signingSecretSealed: p.text().hidden(),
     previousSigningSecretSealed: p.text().nullable().hidden(),
     previousSigningSecretExpiresAt: p.datetime().nullable(),
-    mapping: p.json<Record<string, string>>(),
-    eventConfig: p.json<EventConfig>(),
+    mapping: storedJson('connections.mapping', z.record(z.string(), z.string())),
+    eventConfig: storedJson('connections.event_config', eventConfigSchema),
     outboundCredentialSealed: p.text().nullable().hidden(),
     /** The base of the provider's API as the account set it; null means the provider's default, if it has one. */
     outboundUrl: p.string().length(2048).nullable(),

@@ -1,4 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { Experience } from './experience.ts';
 import { updatedAtProperty } from './updated-at.ts';
@@ -10,12 +12,8 @@ export const experienceEndReasons = ['completed', 'goal_reached', 'max_duration'
 export type ExperienceEndReason = (typeof experienceEndReasons)[number];
 
 /** One step of a run's path: the node, when the run left it, and what happened there. */
-export interface PathStep {
-  nodeId: string;
-  type: string;
-  at: string;
-  outcome: string;
-}
+const pathStepSchema = z.object({ nodeId: z.string(), type: z.string(), at: z.string(), outcome: z.string() });
+export type PathStep = z.infer<typeof pathStepSchema>;
 
 /**
  * One person's run through one version of an experience, written by routing when the run is decided and by the
@@ -40,7 +38,7 @@ export const ExperienceRun = defineEntity({
     workflowId: p.string().length(400).nullable(),
     status: p.enum(experienceRunStatuses),
     currentNodeId: p.string().length(64).nullable(),
-    path: p.json<PathStep[]>(),
+    path: storedJson('experience_runs.path', z.array(pathStepSchema)),
     enteredAt: p.datetime(),
     endedAt: p.datetime().nullable(),
     endReason: p.enum(experienceEndReasons).nullable(),

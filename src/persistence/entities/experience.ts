@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { ExperienceDefinition } from '../../domain/experiences/definition-schema.ts';
+import { experienceDefinitionSchema } from '../../domain/experiences/definition-schema.ts';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { updatedAtProperty } from './updated-at.ts';
 
@@ -19,7 +20,7 @@ export const Experience = defineEntity({
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     name: p.string().length(200),
     status: p.enum(experienceStatuses),
-    definition: p.json<ExperienceDefinition>(),
+    definition: storedJson('experiences.definition', experienceDefinitionSchema),
     version: p.integer().nullable(),
     triggerEventType: p.string().length(200).nullable(),
     publishedAt: p.datetime().nullable(),
