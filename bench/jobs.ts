@@ -44,7 +44,7 @@ import { createNotification } from '../src/domain/notifications/create-notificat
 import { connectOrm, type Orm } from '../src/persistence/orm.ts';
 import { systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
-import { generateTestCertificate } from '../test/support/certificate.ts';
+import { generateLocalCertificate } from '../src/dev/local-certificate.ts';
 import { jobWorkflowId } from '../workflows/recording-job.contract.ts';
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
 import { positiveInt } from './support/env.ts';
@@ -539,7 +539,7 @@ async function main(context: BenchContext): Promise<number> {
     outboundAllowCidrs: loopbackCidrs,
     temporalNiceness: TEMPORAL_NICENESS,
   });
-  const certificate = await generateTestCertificate();
+  const certificate = await generateLocalCertificate();
   const receiver = await startBenchReceiver(certificate);
   teardown.add('receiver', receiver.close);
   let workerQueues: string[];
