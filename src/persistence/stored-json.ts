@@ -14,31 +14,30 @@ export class StoredJsonError extends Error {
 export class ParsedJsonType<T> extends JsonType {
   // A function, not the schema itself: MikroORM deep-copies a property's type object, which a zod schema does not
   // survive, while a function is copied as the same function.
-  readonly parse: (json: unknown) => T;
+  readonly parse: (json: unknown) => z.ZodSafeParseResult<T>;
 
-  constructor(parse: (json: unknown) => T) {
+  constructor(parse: (json: unknown) => z.ZodSafeParseResult<T>) {
     super();
     this.parse = parse;
   }
 
   override convertToJSValue(value: unknown, platform: Platform, context?: TransformContext): T | null {
     const json = super.convertToJSValue(value, platform, context);
-    return json === null || json === undefined ? null : this.parse(json);
+    if (json === null || json === undefined) return null;
+    const parsed = this.parse(json);
+    if (parsed.success) return parsed.data;
+    // MikroORM gives a type its entity's and property's metadata when it discovers the entity.
+    const column = `${this.meta?.tableName ?? 'a table'}.${this.prop?.fieldNames?.[0] ?? 'a jsonb column'}`;
+    throw new StoredJsonError(`${column} holds a value of the wrong shape:\n${z.prettifyError(parsed.error)}`);
   }
 }
 
 /**
- * A jsonb property whose stored value is parsed with `schema` each time it is loaded (`table.column` names it in a
- * failure): what is read back is the schema's output, never a cast. The one home of a stored shape is its schema.
+ * A jsonb property whose stored value is parsed with `schema` each time it is loaded: what is read back is the
+ * schema's output, never a cast. The one home of a stored shape is its schema.
  */
-export function storedJson<S extends z.ZodType>(column: string, schema: S) {
-  const parse = (json: unknown): z.output<S> => {
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new StoredJsonError(`${column} holds a value of the wrong shape:\n${z.prettifyError(parsed.error)}`);
-    return parsed.data;
-  };
-  return p.type(new ParsedJsonType(parse)).$type<z.output<S>>();
-}
+export const storedJson = <S extends z.ZodType>(schema: S) =>
+  p.type(new ParsedJsonType((json): z.ZodSafeParseResult<z.output<S>> => schema.safeParse(json))).$type<z.output<S>>();
 
 /** A JSON object whose fields are the client's own (attributes, a raw payload): an object is all that is known of it. */
 export const jsonObjectSchema = z.record(z.string(), z.unknown());

@@ -32,7 +32,7 @@ export const AbTest = defineEntity({
     expiry: p.integer(),
     testPercent: p.integer(),
     audienceSize: p.integer().nullable(),
-    results: storedJson('ab_tests.results', abTestResultsSchema).nullable(),
+    results: storedJson(abTestResultsSchema).nullable(),
     winner: p.string().length(1).nullable(),
     /** What decides the winner: click-through rate, or the messages' conversion rate. */
     winnerMetric: p.enum(winnerMetrics).default('ctr').fieldName('winner_metric'),

@@ -21,9 +21,9 @@ export const App = defineEntity({
     /** The IANA time zone of the app's devices that do not name one (sends in local time, quiet hours). */
     defaultTimezone: p.string().length(64).default('UTC').fieldName('default_timezone'),
     /** At most `max` non-test pushes per device in any `hours`, across the app's sends; null for no cap. */
-    frequencyCap: storedJson('apps.frequency_cap', frequencyCapSchema).nullable().fieldName('frequency_cap'),
+    frequencyCap: storedJson(frequencyCapSchema).nullable().fieldName('frequency_cap'),
     /** No push reaches a device in these local hours (campaign sends and experiences' pushes); null for none. */
-    quietHours: storedJson('apps.quiet_hours', quietHoursSchema).nullable().fieldName('quiet_hours'),
+    quietHours: storedJson(quietHoursSchema).nullable().fieldName('quiet_hours'),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -33,8 +33,8 @@ export const Connection = defineEntity({
     signingSecretSealed: p.text().hidden(),
     previousSigningSecretSealed: p.text().nullable().hidden(),
     previousSigningSecretExpiresAt: p.datetime().nullable(),
-    mapping: storedJson('connections.mapping', z.record(z.string(), z.string())),
-    eventConfig: storedJson('connections.event_config', eventConfigSchema),
+    mapping: storedJson(z.record(z.string(), z.string())),
+    eventConfig: storedJson(eventConfigSchema),
     outboundCredentialSealed: p.text().nullable().hidden(),
     /** The base of the provider's API as the account set it; null means the provider's default, if it has one. */
     outboundUrl: p.string().length(2048).nullable(),

@@ -27,7 +27,7 @@ export const Device = defineEntity({
     token: p.string().length(1024).nullable(),
     platform: p.enum(platforms),
     clientUserId: p.string().length(255).nullable(),
-    attributes: storedJson('devices.attributes', jsonObjectSchema),
+    attributes: storedJson(jsonObjectSchema),
     subscribed: p.boolean(),
     locale: p.string().length(35).nullable(),
     timezone: p.string().length(64).nullable(),

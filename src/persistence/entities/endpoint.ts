@@ -18,7 +18,7 @@ export const Endpoint = defineEntity({
     id: p.string().length(40).primary(),
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     url: p.text(),
-    eventTypes: storedJson('endpoints.event_types', z.array(z.string())),
+    eventTypes: storedJson(z.array(z.string())),
     description: p.string().length(500).nullable(),
     status: p.enum(endpointStatuses),
     disabledReason: p.text().nullable(),

@@ -38,7 +38,7 @@ export const ExperienceRun = defineEntity({
     workflowId: p.string().length(400).nullable(),
     status: p.enum(experienceRunStatuses),
     currentNodeId: p.string().length(64).nullable(),
-    path: storedJson('experience_runs.path', z.array(pathStepSchema)),
+    path: storedJson(z.array(pathStepSchema)),
     enteredAt: p.datetime(),
     endedAt: p.datetime().nullable(),
     endReason: p.enum(experienceEndReasons).nullable(),

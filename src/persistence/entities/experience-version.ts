@@ -11,7 +11,7 @@ export const ExperienceVersion = defineEntity({
     id: p.uuid().primary(),
     experienceId: () => p.manyToOne(Experience).mapToPk().fieldName('experience_id'),
     version: p.integer(),
-    definition: storedJson('experience_versions.definition', experienceDefinitionSchema),
+    definition: storedJson(experienceDefinitionSchema),
     publishedAt: p.datetime(),
   },
   uniques: [{ properties: ['experienceId', 'version'] }],

@@ -20,7 +20,7 @@ export const Experience = defineEntity({
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     name: p.string().length(200),
     status: p.enum(experienceStatuses),
-    definition: storedJson('experiences.definition', experienceDefinitionSchema),
+    definition: storedJson(experienceDefinitionSchema),
     version: p.integer().nullable(),
     triggerEventType: p.string().length(200).nullable(),
     publishedAt: p.datetime().nullable(),

@@ -17,7 +17,7 @@ export const Segment = defineEntity({
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     appId: () => p.manyToOne(App).mapToPk().fieldName('app_id'),
     name: p.string().length(200),
-    rules: storedJson('segments.rules', segmentRulesSchema),
+    rules: storedJson(segmentRulesSchema),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: updatedAtProperty(),
   },

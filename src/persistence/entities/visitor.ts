@@ -11,7 +11,7 @@ export const Visitor = defineEntity({
     id: p.uuid().primary(),
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     clientUserId: p.string().length(255),
-    attributes: storedJson('visitors.attributes', jsonObjectSchema),
+    attributes: storedJson(jsonObjectSchema),
     email: p.string().length(320).nullable(),
     phone: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
