@@ -42,6 +42,12 @@ function runCheck(cwd: string): Promise<{ code: number; output: string }> {
   });
 }
 
+/**
+ * The floating-promise case runs the whole check (the import rules, tsc, then type-aware ESLint over the scratch copy):
+ * 160 s on 2 shared, loaded cores before the import rules joined the check, which add a few seconds.
+ */
+const wholeCheckTimeoutMs = 300_000;
+
 describe('the check gate (npm run check, run by npm test)', () => {
   it('fails on a type error in a workflow', { timeout: 180_000 }, async () => {
     const dir = await scratchCopy();
@@ -51,7 +57,7 @@ describe('the check gate (npm run check, run by npm test)', () => {
     expect(output).toMatch(/workflows\/self-test\.ts\(\d+,\d+\): error TS2322/);
   });
 
-  it('fails on a floating promise in a workflow, though it type-checks', { timeout: 180_000 }, async () => {
+  it('fails on a floating promise in a workflow, though it type-checks', { timeout: wholeCheckTimeoutMs }, async () => {
     const dir = await scratchCopy();
     const source = await readFile(join(dir, workflow), 'utf8');
     // The classic silent bug: an activity started and never awaited.
