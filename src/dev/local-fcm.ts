@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Logger } from '../logger.ts';
 import type { PushSettings } from '../outbound/push/create-push-provider.ts';
 import { startFakeFcm } from './fake-fcm.ts';
@@ -34,12 +34,15 @@ export async function startLocalFcm(options: { dataDir: string; logger: Logger; 
   const { cert, key } = await generateLocalCertificate();
   const account = fakeServiceAccount({ project_id: localProjectId, client_email: `push-sender@${localProjectId}.iam.gserviceaccount.com` });
   const fake = await startFakeFcm({ cert, key, projectId: localProjectId, publicKey: account.publicKey, answer: script });
+  const serviceAccountFile = join(options.dataDir, 'fake-fcm', 'service-account.json');
+  try {
+    await mkdir(dirname(serviceAccountFile), { recursive: true });
+    await writeFile(serviceAccountFile, JSON.stringify({ ...account.json, token_uri: fake.tokenUri }), { mode: 0o600 });
+  } catch (error) {
+    await fake.close();
+    throw error;
+  }
   const stopWatching = watchFakeFcmScript(scriptFile, (next) => fake.answer(next), options.logger);
-
-  const folder = join(options.dataDir, 'fake-fcm');
-  await mkdir(folder, { recursive: true });
-  const serviceAccountFile = join(folder, 'service-account.json');
-  await writeFile(serviceAccountFile, JSON.stringify({ ...account.json, token_uri: fake.tokenUri }), { mode: 0o600 });
 
   return {
     baseUrl: fake.baseUrl,
