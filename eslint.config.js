@@ -7,6 +7,8 @@ import tseslint from 'typescript-eslint';
  * and before the suite. The promise rules are the point: a forgotten `await` on an activity, a workflow API or a
  * database call type-checks and fails silently at run time.
  */
+const setFlagsMessage = 'Pass V8 flags when the process starts (src/main/node-flags.ts), not from inside it.';
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'test/fixtures/', 'coverage/'] },
   js.configs.recommended,
@@ -29,6 +31,10 @@ export default tseslint.config(
       '@typescript-eslint/no-import-type-side-effects': 'error',
       // A `let` read by a closure before its one assignment cannot be a `const`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // V8's flags are given when a process starts (src/main/node-flags.ts): Node documents changing them in a running
+      // process as unsafe, and an isolate configured before the change keeps the old value anyway.
+      'no-restricted-imports': ['error', { paths: ['node:v8', 'v8'].map((name) => ({ name, importNames: ['setFlagsFromString'], message: setFlagsMessage })) }],
+      'no-restricted-properties': ['error', { property: 'setFlagsFromString', message: setFlagsMessage }],
     },
   },
   {

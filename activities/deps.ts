@@ -13,7 +13,7 @@ export interface ActivityDeps {
   logger: Logger;
   http: OutboundHttpClient;
   secrets: SecretBox;
-  /** A client for starting and signalling runs from an activity (routing starts flow runs; linking releases held events). */
+  /** A client for starting and signalling runs from an activity (routing starts experience runs; linking releases held events). */
   temporal: TemporalAccess;
   delivery: DeliverySettings;
   /** Sends pushes: the provider PUSH_PROVIDER names (log by default). */

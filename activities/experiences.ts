@@ -21,7 +21,7 @@ import type { ActivityDeps } from './deps.ts';
 import { engineDeps, throwRetry } from './send-engine.ts';
 import { sendExperiencePush, type ExperiencePushOutcome } from '../src/domain/experiences/send-experience-push.ts';
 import { withDomainFailures } from './domain-failures.ts';
-import { publishingAtOnce } from './at-once.ts';
+import { withImmediateDelivery } from './immediate-delivery.ts';
 
 /** An experience run's I/O: its row, its conditions, and the actions its nodes fire. */
 export function createExperienceActivities(deps: ActivityDeps) {
@@ -43,9 +43,9 @@ export function createExperienceActivities(deps: ActivityDeps) {
     publishExperienceGoal(input: { run: RunRef } & GoalReached) {
       return withDomainFailures(() => publishExperienceGoal(publishDeps(), input));
     },
-    /** The end and what it announces, sent at once from here: the run closes right after (ADR 0073). */
+    /** The end and what it announces, sent immediately from here: the run closes right after (ADR 0061). */
     endExperienceRun(input: EndRunInput) {
-      return publishingAtOnce(deps, (takeDeliveries) => withDomainFailures(() => endExperienceRun({ ...publishDeps(), takeDeliveries }, input)));
+      return withImmediateDelivery(deps, (takeDeliveries) => withDomainFailures(() => endExperienceRun({ ...publishDeps(), takeDeliveries }, input)));
     },
     /** A push node: the message to the person's devices; each wave heartbeats, and a retry sends what is still pending. */
     async sendExperiencePush(input: { run: RunRef; nodeId: string; notificationId: string; step: number }): Promise<ExperiencePushOutcome> {

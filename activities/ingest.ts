@@ -2,13 +2,13 @@ import { Context } from '@temporalio/activity';
 import { finishInboundEvent, routeInboundEvent } from '../src/domain/ingest/route-inbound-event.ts';
 import { failInboundEvents, processInboundEvents, type ProcessedEvent } from '../src/domain/ingest/process-inbound-events.ts';
 import { linkInboundEvent, type LinkOutcome } from '../src/domain/ingest/link-inbound-event.ts';
-import type { RoutingOutcome } from '../src/domain/routing/route-event.ts';
+import type { RoutingOutcome } from '../src/domain/routing/routing-outcome.ts';
 import type { EventConfig } from '../src/persistence/entities/connection.ts';
 import type { AcceptedEvent } from '../workflows/ingest-event.contract.ts';
 import { withDomainFailures } from './domain-failures.ts';
 import type { ActivityDeps } from './deps.ts';
 import { whileHeartbeating } from './heartbeat.ts';
-import { publishingAtOnce } from './at-once.ts';
+import { withImmediateDelivery } from './immediate-delivery.ts';
 
 /** What recordInboundEvent's outcome leaves the event's status at, when it is one the metric counts. */
 const recordedStatus = { ignored: 'IGNORED', held: 'HELD' } as const;
@@ -37,12 +37,12 @@ export function createIngestActivities(deps: ActivityDeps) {
     },
     /**
      * A chunk of an ingestBatch run, heartbeating: business failures mark their event FAILED inside, so nothing to
-     * convert here. The deliveries its routing writes (a flow's actions) are sent from here, at once (ADR 0072).
+     * convert here. The deliveries its routing writes (an experience's actions) are sent from here, immediately (ADR 0027).
      */
     async processInboundEvents(input: { eventIds: string[] }): Promise<ProcessedEvent[]> {
       const { cancellationSignal: signal } = Context.current();
       const processed = await whileHeartbeating(() =>
-        publishingAtOnce(deps, (takeDeliveries) => processInboundEvents({ em: orm.em.fork(), temporal, delivery, logger, signal, takeDeliveries }, input.eventIds)),
+        withImmediateDelivery(deps, (takeDeliveries) => processInboundEvents({ em: orm.em.fork(), temporal, delivery, logger, signal, takeDeliveries }, input.eventIds)),
       );
       for (const event of processed) if (event.state.status !== 'RECEIVED') metrics.eventProcessed(event.state.status);
       return processed;

@@ -43,7 +43,7 @@ import { sendLanes } from '../src/domain/campaigns/begin-campaign-send.ts';
 import type { FakeFcmStats } from '../src/dev/fake-fcm.ts';
 import { buildFcmMessage, fcmSendUrl } from '../src/outbound/push/fcm-message.ts';
 import type { PushNotification, PushPlatform } from '../src/outbound/push/push-provider.ts';
-import { generateTestCertificate } from '../test/support/certificate.ts';
+import { generateLocalCertificate } from '../src/dev/local-certificate.ts';
 import { writeServiceAccount } from '../test/support/fcm.ts';
 import { sampleMessage } from '../test/support/samples.ts';
 import { positiveInt } from './support/env.ts';
@@ -510,7 +510,7 @@ runBench(progress, async (context) => {
   if (PUSH_SENDS_FILLFACTOR) await sql.query(`alter table push_sends set (fillfactor = ${PUSH_SENDS_FILLFACTOR})`);
   const pgSettings = `${settingsRows.map((row) => `${row.name}=${row.setting}`).join(', ')}; push_sends fillfactor=${await fillfactorOf(stack)}${PUSH_SENDS_FILLFACTOR ? ' (PUSH_SENDS_FILLFACTOR, not the migrations’ 60)' : ''}`;
 
-  const certificate = await generateTestCertificate();
+  const certificate = await generateLocalCertificate();
   const tlsDir = await mkdtemp(join(tmpdir(), 'bench-campaign-tls-'));
   context.teardown.add('certificate files', () => rm(tlsDir, { recursive: true, force: true }));
   const certFile = join(tlsDir, 'cert.pem');

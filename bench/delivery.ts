@@ -28,7 +28,7 @@ import { parseAllowCidrs, systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
 import { buildWebhookHeaders } from '../src/security/standard-webhooks.ts';
 import { createBaselineClient } from './support/baseline.ts';
-import { generateTestCertificate } from '../test/support/certificate.ts';
+import { generateLocalCertificate } from '../src/dev/local-certificate.ts';
 import { cpuBetween, cpuSnapshot } from './support/cpu.ts';
 import { Recording, startBenchReceiver, type BenchReceiver } from './support/receiver.ts';
 import { runBench, startBenchWorker, startStack, type BenchContext } from './support/stack.ts';
@@ -88,7 +88,7 @@ async function main(context: BenchContext): Promise<number> {
   const publisherOrm: Orm = await connectOrm(settings.databaseUrl);
   teardown.add('publisher ORM', () => publisherOrm.close());
 
-  const certificate = await generateTestCertificate();
+  const certificate = await generateLocalCertificate();
   const receiver: BenchReceiver = await startBenchReceiver(certificate);
   teardown.add('receiver', receiver.close);
 

@@ -55,7 +55,7 @@ import { publishExperience } from '../src/domain/experiences/publish-experience.
 import { parseAllowCidrs, systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
 import { buildWebhookHeaders } from '../src/security/standard-webhooks.ts';
-import { generateTestCertificate } from '../test/support/certificate.ts';
+import { generateLocalCertificate } from '../src/dev/local-certificate.ts';
 import { positiveInt } from './support/env.ts';
 import { experienceRunWorkflowType } from '../workflows/experience-run.contract.ts';
 import { ingestBatchWorkflowType } from '../workflows/ingest-batch.contract.ts';
@@ -269,7 +269,7 @@ async function main(context: BenchContext): Promise<number> {
   const temporalDb = await temporalDbOption(context, 'flows');
   const stack = await startStack(context, progress, { taskQueue, namespace, outboundAllowCidrs: allowCidrs, temporalDb });
   const { workerOrm, sql, settings } = stack;
-  const certificate = await generateTestCertificate();
+  const certificate = await generateLocalCertificate();
   const receiver = await startBenchReceiver(certificate);
   teardown.add('receiver', receiver.close);
   // The worker trusts the receiver's certificate as production trusts a private CA: NODE_EXTRA_CA_CERTS.

@@ -29,7 +29,7 @@ import { createAccount } from '../src/domain/accounts/create-account.ts';
 import { createConnection } from '../src/domain/connections/create-connection.ts';
 import { systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
-import { inboundEventsChannel } from '../src/outbox/channels.ts';
+import { inboundEventsChannel } from '../src/persistence/outbox-channels.ts';
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
 import { positiveInt } from './support/env.ts';
 import type { LoadResult } from './support/http-load.ts';

@@ -18,7 +18,7 @@
  * count at their time so far), FLOOR_N runs of the Temporal floor (200, FLOOR_CONCURRENCY in flight, 16),
  * WORKER_PROCESS=1 to run the worker in a process of its own (as deployed), WORKER_PROCESS=split to run it as a bulk
  * process under `nice -n BULK_NICENESS` (19) and an interactive one under `nice -n INTERACTIVE_NICENESS` (-10), each in a
- * session and scheduling group of its own at that niceness (docs/adr/0048-a-niced-process-gets-a-session-of-its-own.md), with the
+ * session and scheduling group of its own at that niceness (docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md), with the
  * Temporal dev server under `nice -n TEMPORAL_NICENESS` (-10), as docker-compose.yml weighs them (the raised ones only
  * where this process may raise a priority),
  * API_PROCESS=1 to serve the job calls (and the load's ingest posts) from an API in a process of its own, as deployed
@@ -44,7 +44,7 @@ import { createNotification } from '../src/domain/notifications/create-notificat
 import { connectOrm, type Orm } from '../src/persistence/orm.ts';
 import { systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
-import { generateTestCertificate } from '../test/support/certificate.ts';
+import { generateLocalCertificate } from '../src/dev/local-certificate.ts';
 import { jobWorkflowId } from '../workflows/recording-job.contract.ts';
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
 import { positiveInt } from './support/env.ts';
@@ -90,7 +90,7 @@ const WORKER_PROCESS = process.env.WORKER_PROCESS === '1' || SPLIT_WORKERS;
 const BULK_NICENESS = positiveInt('BULK_NICENESS', 19, 0);
 /**
  * When the workers are split, the interactive worker and the Temporal dev server, which every job step passes
- * through, run at a raised CPU priority (docs/adr/0044-a-raised-priority-for-what-every-job-step-passes-through.md); each granted only where this process may raise one.
+ * through, run at a raised CPU priority (docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md); each granted only where this process may raise one.
  */
 const INTERACTIVE_NICENESS = grantedNiceness(positiveInt('INTERACTIVE_NICENESS', SPLIT_WORKERS ? -10 : 0, -20));
 const TEMPORAL_NICENESS = grantedNiceness(positiveInt('TEMPORAL_NICENESS', SPLIT_WORKERS ? -10 : 0, -20));
@@ -539,7 +539,7 @@ async function main(context: BenchContext): Promise<number> {
     outboundAllowCidrs: loopbackCidrs,
     temporalNiceness: TEMPORAL_NICENESS,
   });
-  const certificate = await generateTestCertificate();
+  const certificate = await generateLocalCertificate();
   const receiver = await startBenchReceiver(certificate);
   teardown.add('receiver', receiver.close);
   let workerQueues: string[];
@@ -836,7 +836,7 @@ async function main(context: BenchContext): Promise<number> {
       apiNiceness: API_PROCESS ? API_NICENESS : 0,
       ingestApiProcess: INGEST_API_PROCESS,
       ingestApiNiceness: INGEST_API_PROCESS ? INGEST_API_NICENESS : 0,
-      // The nicenesses above order PostgreSQL's backends too only when this is false (docs/adr/0046-cpu-priorities-where-the-scheduler-honours-them.md); null: unknown.
+      // The nicenesses above order PostgreSQL's backends too only when this is false (docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md); null: unknown.
       kernelSessionGroups: kernelSessionGroups() ?? null,
       idleP99: idle.p99,
       loadedP99: underLoad.p99,

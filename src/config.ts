@@ -107,6 +107,11 @@ export const deliveryConfigDefaults = z.object(deliverySettings).parse({});
 
 /** How pushes leave the worker: `log` records them as sent and calls nothing; `fcm` calls Firebase Cloud Messaging. */
 const pushProviders = ['log', 'fcm'] as const;
+/**
+ * `npm start` only: `fake-fcm` sends through the FCM provider to the project's fake FCM on this machine, whose answers
+ * DATA_DIR/fake-fcm.json scripts (src/dev/local-fcm.ts). The production roles refuse it.
+ */
+const embeddedPushProviders = [...pushProviders, 'fake-fcm'] as const;
 
 /** The worker's delivery relay (src/outbox/delivery-relay.ts); the API has none. */
 const deliveryRelaySettings = {
@@ -226,6 +231,7 @@ const embeddedSchema = z
     ...metricsSettings,
     ...temporalMetricsSettings,
     ...recordingSettings,
+    PUSH_PROVIDER: z.enum(embeddedPushProviders).default('log'),
     SECRETS_KEY: secretsKey.optional(),
     PORT: apiSettings.PORT,
     ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),

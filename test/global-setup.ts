@@ -12,7 +12,7 @@ import { startServiceWorker } from '../src/service/worker-process.ts';
 import { generateSecretsKey } from '../src/security/secret-box.ts';
 import { writeWorkflowBundle } from '../src/temporal/workflow-bundle.ts';
 import { installTemporalRuntime } from '../src/temporal/worker.ts';
-import { generateTestCertificate } from './support/certificate.ts';
+import { generateLocalCertificate } from '../src/dev/local-certificate.ts';
 import { createTestDatabase } from './support/test-database.ts';
 
 declare module 'vitest' {
@@ -69,7 +69,7 @@ export default async function setup(project: TestProject) {
     cleanups.push(() => orm.close());
     await migrateUp(orm);
 
-    const certificate = await generateTestCertificate();
+    const certificate = await generateLocalCertificate();
     const settings: ServiceSettings = {
       databaseUrl: database.url,
       temporalAddress: temporal.address,

@@ -18,7 +18,7 @@ export interface TracedEvent {
 /**
  * The stages of an event's way, in order; each figure is the time from the stage before. The two flow run stages are
  * only there for a run that waited before its webhook: routing takes a new run's first steps itself (ADR 0066). An
- * action sent at once by the chunk that routed it (ADR 0072) has no delivery run: its attempt follows the write.
+ * action sent at once by the chunk that routed it (ADR 0027) has no delivery run: its attempt follows the write.
  */
 export const stageNames = [
   'post → accepted (row committed)',

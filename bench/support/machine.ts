@@ -29,7 +29,7 @@ export async function machineLines(sql: Sql, loadAtStart: number[], temporalStor
 /**
  * Whether the kernel schedules by session group (`kernel.sched_autogroup_enabled`); undefined where it cannot tell.
  * When it does, a niceness orders processes only inside their session, and each PostgreSQL backend is a session of
- * its own, so the benches' CPU priorities do not reach the database (docs/adr/0046-cpu-priorities-where-the-scheduler-honours-them.md): a figure that depends on them is
+ * its own, so the benches' CPU priorities do not reach the database (docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md): a figure that depends on them is
  * read with this.
  */
 export function kernelSessionGroups(): boolean | undefined {
@@ -43,5 +43,5 @@ export function kernelSessionGroups(): boolean | undefined {
 function sessionGroupsLine(): string {
   const enabled = kernelSessionGroups();
   if (enabled === undefined) return 'unknown (no /proc/sys/kernel/sched_autogroup_enabled)';
-  return enabled ? 'on (a niceness orders processes within their session only; docs/adr/0046-cpu-priorities-where-the-scheduler-honours-them.md)' : 'off';
+  return enabled ? 'on (a niceness orders processes within their session only; docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md)' : 'off';
 }

@@ -30,7 +30,7 @@ export function parentGuard(parentPid: number): string {
  * niceness. Run it in a session of its own (`setsid`, or Node's `detached`): where the kernel groups processes by
  * session (`kernel.sched_autogroup_enabled`), a niceness orders processes only inside their group, and every group
  * gets an equal share under contention, so a process at -10 in a shared session weighs no more than one PostgreSQL
- * backend, each of which is a session of its own (docs/adr/0048-a-niced-process-gets-a-session-of-its-own.md). As a session of its own whose group is at the same
+ * backend, each of which is a session of its own (docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md). As a session of its own whose group is at the same
  * niceness, the process weighs against every other group as its niceness says, whether or not the kernel groups.
  * Writing the group's niceness fails quietly where there is no /proc/self/autogroup, or no privilege to raise it;
  * `nice` then applies as before.

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { DomainError } from '../domain/errors.ts';
+import { assertStorableText } from './storable-text.ts';
 
 /**
  * Reads the request body as bytes. raw-body checks Content-Length up front and counts while streaming, so an
@@ -21,7 +22,7 @@ export async function readRawBody(req: IncomingMessage, limitBytes: number): Pro
   }
 }
 
-export function isJsonContentType(contentType: string | undefined): boolean {
+function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   return mediaType === 'application/json' || mediaType.endsWith('+json');
@@ -29,7 +30,20 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 
 /** Parses a JSON body; an empty body is `undefined`, so the schema decides whether a body is required. */
 export function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
-  if (raw.length === 0) return undefined;
+  return raw.length === 0 ? undefined : parseJson(raw, contentType);
+}
+
+/**
+ * Parses a body its route read as bytes to verify them first (a signed post): JSON however short (an empty body is
+ * not), and refused with 400 when it holds text that cannot be stored, as `parseInput` refuses it in other bodies.
+ */
+export function parseVerifiedJsonBody(raw: Buffer, contentType: string | undefined): unknown {
+  const body = parseJson(raw, contentType);
+  assertStorableText(body, 'body');
+  return body;
+}
+
+function parseJson(raw: Buffer, contentType: string | undefined): unknown {
   if (!isJsonContentType(contentType)) {
     throw new DomainError('unsupported_media_type', 'Send the body as application/json');
   }

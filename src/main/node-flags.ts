@@ -1,22 +1,28 @@
-import { setFlagsFromString } from 'node:v8';
-
 /** The worker's entry point, the one launched differently. */
 export const workerEntryPoint = 'src/main/worker.ts';
 
 /**
+ * The young generation of every isolate in the worker process, in MiB a semi-space: its main thread's and each
+ * Temporal SDK workflow thread's. V8 sizes every isolate from the process's flags, and the SDK creates its workflow
+ * threads without resource limits (it takes none), so one launch flag sizes them all. Workflow code keeps little
+ * alive between tasks, so a larger young generation there was mostly garbage; the main thread's sends pay for this
+ * one in scavenges (docs/adr/0060-the-worker-runs-with-a-sized-heap.md).
+ */
+export const workerSemiSpaceMiB = 16;
+
+/**
  * How an entry point's process is launched wherever it runs: its npm script (package.json), docker-compose.yml, and
  * the child processes of the tests and benches (test/support/entry-point.ts). test/unit/compose.test.ts holds the
- * three to this file.
+ * three to this file. Flags are given at launch only: V8 documents changing them in a running process as unsafe.
  *
  * The worker's heap is sized (docs/adr/0060-the-worker-runs-with-a-sized-heap.md): on a large machine V8 lets the
  * young generation grow to 64 MiB a half and the old one to a quarter of memory before it collects, so a worker
- * sending a million pushes held 300 MiB of garbage; a smaller young generation than 32 MiB costs CPU in scavenges.
- * The Temporal SDK sizes its workflow cache from this limit too.
+ * sending a million pushes held 300 MiB of garbage. The Temporal SDK sizes its workflow cache from this limit too.
  */
-export const workerNodeFlags = ['--max-old-space-size=512', '--max-semi-space-size=32'] as const;
+export const workerNodeFlags = ['--max-old-space-size=512', `--max-semi-space-size=${workerSemiSpaceMiB}`] as const;
 
 /**
- * The worker's environment at launch (docs/adr/0071-the-worker-s-native-memory-and-workflow-threads-are-bounded.md):
+ * The worker's environment at launch (docs/adr/0060-the-worker-runs-with-a-sized-heap.md):
  * glibc gives each thread that meets contention an arena of its own, up to eight per core, and memory freed in one
  * arena is not reused by another; the SDK's native core, libuv and the workflow threads each allocate from their own,
  * which held about 70 MiB more at 10,000 live runs than two arenas do. glibc reads it once, before the first
@@ -30,17 +36,4 @@ export function nodeFlagsOf(entryPoint: string): readonly string[] {
 
 export function launchEnvironmentOf(entryPoint: string): Readonly<Record<string, string>> {
   return entryPoint === workerEntryPoint ? workerEnvironment : {};
-}
-
-/**
- * The young generation of each isolate the process creates from now on, in MiB a semi-space. The worker calls it
- * before its SDK workers exist, so it sizes their workflow threads (one isolate each, which the SDK creates without
- * resource limits and V8 would size from the process's flags) and not the main thread, whose heap V8 configured at
- * start: workflow code keeps little alive, so a young generation of 2 × 32 MiB there was mostly garbage
- * (docs/adr/0071-the-worker-s-native-memory-and-workflow-threads-are-bounded.md).
- */
-export const workflowThreadSemiSpaceMiB = 16;
-
-export function sizeWorkflowThreadHeaps(): void {
-  setFlagsFromString(`--max-semi-space-size=${workflowThreadSemiSpaceMiB}`);
 }

@@ -4,6 +4,7 @@ import { loadEmbeddedConfig } from '../config.ts';
 import { startEmbeddedPostgres } from '../dev/embedded-postgres.ts';
 import { loadOrCreateSecret } from '../dev/secrets-file.ts';
 import { startEmbeddedTemporal } from '../dev/embedded-temporal.ts';
+import { startLocalFcm } from '../dev/local-fcm.ts';
 import { createLogger } from '../logger.ts';
 import { startMetricsListener, temporalPrometheusAddress } from '../metrics/metrics-server.ts';
 import { connectOrm, migrateUp } from '../persistence/orm.ts';
@@ -66,8 +67,14 @@ runMain(async () => {
     // One process, one registry: the API's and the worker's metrics are served together.
     const metrics = await startMetricsListener(config, logger);
     stops.push(metrics.close);
+    const localFcm =
+      config.PUSH_PROVIDER === 'fake-fcm' ? await startLocalFcm({ dataDir, logger, concurrency: config.FCM_CONCURRENCY, maxPerMinute: config.FCM_MAX_PER_MINUTE }) : undefined;
+    if (localFcm) stops.push(() => localFcm.stop());
+    // With the fake, the push settings are the fake's own (the FCM provider, pointed at it), not FCM_* ones.
+    const pushProvider = config.PUSH_PROVIDER === 'fake-fcm' ? 'log' : config.PUSH_PROVIDER;
     const settings = {
-      ...serviceSettingsFrom({ ...config, SECRETS_KEY: secretsKey }, { databaseUrl, temporalAddress }, logger),
+      ...serviceSettingsFrom({ ...config, SECRETS_KEY: secretsKey, PUSH_PROVIDER: pushProvider }, { databaseUrl, temporalAddress }, logger),
+      ...(localFcm ? { push: localFcm.push } : {}),
       metrics: metrics.registry,
     };
     const worker = await startServiceWorker(settings, orm);
@@ -87,6 +94,7 @@ runMain(async () => {
         temporalAddress,
         namespace: config.TEMPORAL_NAMESPACE,
         adminToken: config.ADMIN_TOKEN === undefined ? adminToken : '(ADMIN_TOKEN, as set)',
+        fakeFcm: localFcm && `${localFcm.baseUrl}, answering as ${localFcm.scriptFile} says`,
         dataDir,
       }),
     );
@@ -110,6 +118,7 @@ function banner(parts: {
   temporalAddress: string;
   namespace: string;
   adminToken: string;
+  fakeFcm: string | undefined;
   dataDir: string;
 }): string {
   const line = (label: string, value: string) => `  ${label.padEnd(22)} ${value}`;
@@ -123,6 +132,7 @@ function banner(parts: {
     line('Temporal UI', ui ?? `(external Temporal at ${parts.temporalAddress})`),
     ...(ui ? temporalUiViews.map((view) => line(`  ${view.name}`, temporalUiListUrl(ui, parts.namespace, view.query))) : []),
     line('Admin token', parts.adminToken),
+    ...(parts.fakeFcm ? [line('Fake FCM', parts.fakeFcm)] : []),
     line('Data', parts.dataDir),
     '',
     '  Ctrl-C stops everything.',

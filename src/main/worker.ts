@@ -6,7 +6,6 @@ import { serviceSettingsFrom } from '../service/compose.ts';
 import { startServiceWorker } from '../service/worker-process.ts';
 import { installTemporalRuntime } from '../temporal/worker.ts';
 import { workflowCode } from '../temporal/workflow-bundle.ts';
-import { sizeWorkflowThreadHeaps } from './node-flags.ts';
 import { runMain } from './run-main.ts';
 
 runMain(async () => {
@@ -17,8 +16,6 @@ runMain(async () => {
   const settings = serviceSettingsFrom(config, { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS }, logger);
   const workflowBundle = await workflowCode(config.WORKFLOW_BUNDLE_PATH, logger);
   const orm = await connectOrm(config.DATABASE_URL);
-  // Before the SDK creates its workflow threads: they get smaller young generations than this thread's.
-  sizeWorkflowThreadHeaps();
   const worker = await startServiceWorker({ ...settings, metrics: metrics.registry }, orm, { role: config.WORKER_ROLE, workflowBundle });
   logger.info({ role: config.WORKER_ROLE, taskQueues: worker.taskQueues }, 'worker running');
   worker.finished.catch((error: unknown) => {

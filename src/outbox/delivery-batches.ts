@@ -4,7 +4,6 @@ import type { TemporalAccess } from '../temporal/temporal-access.ts';
 import { deliveryBatchWorkflowId, type BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
 import { startDeliveryBatch } from '../temporal/starters/deliver-batch.ts';
 import { retryOf, type DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
-import { deliveryOutboxChannel } from './channels.ts';
 
 export interface RelayDeps {
   em: EntityManager;
@@ -40,7 +39,7 @@ export function claimDeliveryBatch(em: EntityManager, taskQueue: string, limit: 
 
 /**
  * Claims those of the given deliveries that are still pending and unclaimed into a new batch, as the relay would, for
- * a caller that sends them itself (`deliverAtOnce`), in the run `sentBy` names, which becomes their workflow id. The
+ * a caller that sends them itself (`deliverImmediately`), in the run `sentBy` names, which becomes their workflow id. The
  * claim counts from `leaseMs` ahead, so the relay's recovery restarts the batch only if it is neither settled nor
  * started within that time and its recovery period after.
  */
@@ -101,7 +100,7 @@ export async function markBatchStarted(em: EntityManager, batchId: string): Prom
 
 /**
  * Gives what is still pending in the batch to the batch's own run, by naming that run on it (a batch claimed for a
- * first attempt made at once names the run that made it, `deliverAtOnce`), and answers every delivery of the batch.
+ * first attempt made immediately names the run that made it, `deliverImmediately`), and answers every delivery of the batch.
  */
 export async function assignPendingToBatchRun(em: EntityManager, batchId: string): Promise<BatchedDelivery[]> {
   const rows = await em.execute<DeliveryRow[]>(
@@ -111,11 +110,6 @@ export async function assignPendingToBatchRun(em: EntityManager, batchId: string
     [deliveryBatchWorkflowId(batchId), batchId],
   );
   return toBatched(rows);
-}
-
-/** Tells the relays there are pending deliveries, as a publish does unless its caller takes them (`takeDeliveries`). */
-export async function wakeDeliveryRelays(em: EntityManager): Promise<void> {
-  await em.execute('select pg_notify(?, ?)', [deliveryOutboxChannel, '']);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
-import { deliveryOutboxChannel } from './channels.ts';
+import { deliveryOutboxChannel } from '../persistence/outbox-channels.ts';
 import { relayDeliveryBatch, restartStalledBatch } from './delivery-batches.ts';
 import type { Logger } from '../logger.ts';
 import type { Orm } from '../persistence/orm.ts';

@@ -1,4 +1,4 @@
-import { inboundEventsChannel } from './channels.ts';
+import { inboundEventsChannel } from '../persistence/outbox-channels.ts';
 import { createIngestRelay } from './ingest-batches.ts';
 import type { Logger } from '../logger.ts';
 import type { Orm } from '../persistence/orm.ts';

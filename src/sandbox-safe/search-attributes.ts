@@ -19,7 +19,7 @@ export const JobStatus = defineSearchAttributeKey('JobStatus', SearchAttributeTy
 /** The client's id for the person an ingested event is about. */
 export const ClientUserId = defineSearchAttributeKey('ClientUserId', SearchAttributeType.KEYWORD);
 
-/** The experience (flow) a run belongs to, and the version of it the run follows. */
+/** The experience a run belongs to, and the version of it the run follows. */
 export const ExperienceId = defineSearchAttributeKey('ExperienceId', SearchAttributeType.KEYWORD);
 export const ExperienceVersion = defineSearchAttributeKey('ExperienceVersion', SearchAttributeType.INT);
 /** An experience run's status (`running`, `completed`, …) and the node it is on, upserted as it moves. */

@@ -8,10 +8,10 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * Each secret is sealed for a context that says whose it is and what it is for (`endpoint:ep_…:signing`, see
  * src/domain/secrets/secret-contexts.ts), bound in as GCM's associated data: it opens only for that same context. So
  * someone who can write to the database cannot move one account's sealed secret into a row of their own and have the
- * service use or show it there (docs/adr/0043-sealed-secrets-are-bound-to-their-row.md).
+ * service use or show it there (docs/adr/0002-stored-secrets-are-sealed-with-secrets-key.md).
  *
  * Stored form: `v2.<iv>.<tag>.<ciphertext>`, each part base64url. `v1.…` was sealed without a context, before
- * docs/adr/0043-sealed-secrets-are-bound-to-their-row.md; it still opens, and the API re-seals stored ones as v2 when it starts (reseal-legacy-secrets.ts).
+ * docs/adr/0002-stored-secrets-are-sealed-with-secrets-key.md; it still opens, and the API re-seals stored ones as v2 when it starts (reseal-legacy-secrets.ts).
  */
 export interface SecretBox {
   seal(plaintext: string, context: string): string;

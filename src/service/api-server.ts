@@ -54,11 +54,11 @@ function sweepIdempotencyKeys(services: ApiServices): () => Promise<void> {
   };
 }
 
-/** Once at start: secrets stored before docs/adr/0043-sealed-secrets-are-bound-to-their-row.md are sealed again for their row (reseal-legacy-secrets.ts). */
+/** Once at start: secrets stored before docs/adr/0002-stored-secrets-are-sealed-with-secrets-key.md are sealed again for their row (reseal-legacy-secrets.ts). */
 async function resealStoredSecrets(services: ApiServices): Promise<void> {
   try {
     const { resealed, unreadable } = await resealLegacySecrets(services.orm.em.fork(), services.secrets);
-    if (resealed > 0) services.logger.info({ resealed }, 'stored secrets sealed again for their rows (docs/adr/0043-sealed-secrets-are-bound-to-their-row.md)');
+    if (resealed > 0) services.logger.info({ resealed }, 'stored secrets sealed again for their rows (docs/adr/0002-stored-secrets-are-sealed-with-secrets-key.md)');
     if (unreadable.length > 0) {
       services.logger.warn({ unreadable }, 'stored secrets that do not open under SECRETS_KEY; rotate them (docs/operations.md)');
     }

@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { sendLanes } from '../domain/campaigns/begin-campaign-send.ts';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
 import { createInboundConnections } from '../domain/ingest/inbound-connections.ts';
-import { inboundEventsChannel } from '../outbox/channels.ts';
+import { wakeIngestRelays } from '../persistence/outbox-channels.ts';
 import { createCoalescedWake } from '../outbox/coalesced-wake.ts';
 import { measureIngestBacklog } from '../domain/ingest/measure-ingest-backlog.ts';
 import { ConfigError } from '../config.ts';
@@ -215,7 +215,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
         name: 'ingest',
         windowMs: ingestWakeWindowMs,
         logger: settings.logger,
-        send: () => apiOrm.em.fork().execute('select pg_notify(?, ?)', [inboundEventsChannel, '']),
+        send: () => wakeIngestRelays(apiOrm.em.fork()),
       }),
       baseUrl: settings.ingestBaseUrl,
     },

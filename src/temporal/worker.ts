@@ -55,7 +55,7 @@ export function installTemporalRuntime(logger: Logger, options: TemporalRuntimeO
  * from its history when its next task comes, which for the service's short histories costs a few ms. The SDK would
  * size the cache from the heap (about 220 runs for the worker's 512 MiB), for each worker of the process, so that
  * what the cache holds grows with the heap, not with what the heap must also carry under load
- * (docs/adr/0065-the-sticky-cache-is-bounded.md).
+ * (docs/adr/0060-the-worker-runs-with-a-sized-heap.md).
  */
 export const cachedWorkflowsPerWorker = 100;
 

@@ -7,7 +7,7 @@ import { connectionPath, originOf } from '../support/providers.ts';
 import { startReceiver, type TestReceiver } from '../support/receiver.ts';
 import { rejectedUrls } from '../support/samples.ts';
 
-// outboundUrl: the base of the provider API a flow's provider node calls. Checked like endpoint URLs.
+// outboundUrl: the base of the provider API an experience's provider node calls. Checked like endpoint URLs.
 
 const receivers: TestReceiver[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection } from '../support/ingest.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
-import { post } from '../support/ingest-extra.ts';
+import { post } from '../support/signed-ingest.ts';
 
 const base = (account: TestAccount) => `/accounts/${account.accountId}/connections`;
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;

@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
-import { flow, listRuns, publishedExperience, waitForRuns } from '../support/experiences.ts';
+import { experienceDefinition, listRuns, publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned, waitForEvent, type ConnectionFixture } from '../support/ingest.ts';
-import { postSignedTo, startExtraApi } from '../support/ingest-extra.ts';
+import { postSignedTo } from '../support/signed-ingest.ts';
+import { startApiInstance } from '../support/instances.ts';
 
-/** A flow that stays live until cancelled: it waits an hour for an event that never comes. */
+/** An experience that stays live until cancelled: it waits an hour for an event that never comes. */
 /** A goal on the trigger's own type that does not end the run, so a live run hears a later signup. */
 const hearsSignup = [{ id: 'again', eventType: 'signup', conditions: null, exit: false }];
 
-const waitingFlow = (reentry: string, goals: unknown[] = hearsSignup) =>
-  flow({
+const waitingExperience = (reentry: string, goals: unknown[] = hearsSignup) =>
+  experienceDefinition({
     entry: { reentry },
     goals,
     nodes: [
@@ -31,7 +32,7 @@ describe('experience entry rules', () => {
   it('never: one run per person, ever; a later trigger reaches the live run instead', { timeout: 60_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const { experienceId } = await publishedExperience(account, waitingFlow('never'));
+    const { experienceId } = await publishedExperience(account, waitingExperience('never'));
     const first = await signup(account, connection, 'u_never');
     expect(first.routingOutcome).toMatchObject({ matchedExperiences: [experienceId], startedRuns: [expect.any(String)], deliveredTo: [] });
     const [run] = await listRuns(account, experienceId);
@@ -48,7 +49,7 @@ describe('experience entry rules', () => {
   it('after_exit: a new run only once the person has no live run', { timeout: 60_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const { experienceId } = await publishedExperience(account, waitingFlow('after_exit'));
+    const { experienceId } = await publishedExperience(account, waitingExperience('after_exit'));
     await signup(account, connection, 'u_after');
     const [first] = await listRuns(account, experienceId);
     const blocked = await signup(account, connection, 'u_after');
@@ -67,8 +68,8 @@ describe('experience entry rules', () => {
   it('always: a run for every matching event, each also handed to the runs already live that hear it', { timeout: 60_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const { experienceId } = await publishedExperience(account, waitingFlow('always'));
-    const { experienceId: deaf } = await publishedExperience(account, waitingFlow('always', []));
+    const { experienceId } = await publishedExperience(account, waitingExperience('always'));
+    const { experienceId: deaf } = await publishedExperience(account, waitingExperience('always', []));
     await signup(account, connection, 'u_always');
     const second = await signup(account, connection, 'u_always');
     const runs = await listRuns(account, experienceId);
@@ -84,8 +85,8 @@ describe('experience entry rules', () => {
   it('never, under concurrent triggers for one person through two API instances: exactly one run', { timeout: 90_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const { experienceId } = await publishedExperience(account, waitingFlow('never'));
-    const other = await startExtraApi();
+    const { experienceId } = await publishedExperience(account, waitingExperience('never'));
+    const other = await startApiInstance();
     try {
       const events = Array.from({ length: 12 }, () => directEvent({ eventType: 'signup', clientUserId: 'u_race' }));
       const answers = await Promise.all(events.map((event, i) => (i % 2 ? postSigned(connection, event) : postSignedTo(other.url, connection, event))));
@@ -106,7 +107,7 @@ describe('routing reasons', () => {
     const account = await newAccount();
     const connection = await newConnection(account);
     const proOnly = { eventType: 'signup', conditions: { all: [{ field: 'event.attributes.plan', op: 'eq', value: 'pro' }] } };
-    const gated = await publishedExperience(account, { ...waitingFlow('never'), name: 'Pro welcome', trigger: proOnly });
+    const gated = await publishedExperience(account, { ...waitingExperience('never'), name: 'Pro welcome', trigger: proOnly });
 
     const free = directEvent({ eventType: 'signup', clientUserId: 'u_free', attributes: { plan: 'free' } });
     expect((await postSigned(connection, free)).status).toBe(202);
@@ -119,7 +120,7 @@ describe('routing reasons', () => {
     });
 
     // Beside an experience that matches, the one whose conditions failed is still named.
-    const open = await publishedExperience(account, { ...waitingFlow('never'), name: 'Everyone' });
+    const open = await publishedExperience(account, { ...waitingExperience('never'), name: 'Everyone' });
     const another = directEvent({ eventType: 'signup', clientUserId: 'u_free_2', attributes: { plan: 'free' } });
     expect((await postSigned(connection, another)).status).toBe(202);
     const mixed = await waitForEvent(account, another.messageId, 'PROCESSED');

@@ -2,19 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newAccount } from '../support/api.ts';
 import { createMessage, pushesOf, startFcmSendPath, type FcmSendPath } from '../support/campaigns.ts';
 import { registerDevices } from '../support/devices.ts';
-import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
+import { experienceDefinition, publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned, type ConnectionFixture } from '../support/ingest.ts';
 
-// A flow's push node through the running service: an event starts a run whose push node sends a message to the
+// An experience's push node through the running service: an event starts a run whose push node sends a message to the
 // person's devices, and the run's path records the outcome. The sending tests post their events to the API instance
 // of a send path to a fake FCM (an event is relayed on the task queue of the API that accepted it, so its ingest
 // batch and the run it starts are on that path's worker, PUSH_PROVIDER=fcm): the fake tells what each device got.
 // Publishing checks the node's message.
 
-const pushFlow = (notificationId: string, more: Record<string, unknown> = {}) =>
-  flow({ nodes: [{ id: 'nudge', type: 'push', notificationId, next: 'done' }, { id: 'done', type: 'exit' }], ...more });
+const pushExperience = (notificationId: string, more: Record<string, unknown> = {}) =>
+  experienceDefinition({ nodes: [{ id: 'nudge', type: 'push', notificationId, next: 'done' }, { id: 'done', type: 'exit' }], ...more });
 
-describe('a flow push node, sending to FCM', () => {
+describe('an experience push node, sending to FCM', () => {
   let path: FcmSendPath;
   beforeAll(async () => {
     path = await startFcmSendPath({ fake: { keepBodies: true } });
@@ -33,7 +33,7 @@ describe('a flow push node, sending to FCM', () => {
       { token: 'push-node-d', platform: 'ios', clientUserId: 'someone-else' },
     ]);
     const message = await createMessage(account, { type: 'PUSH' });
-    const experience = await publishedExperience(account, pushFlow(message.id));
+    const experience = await publishedExperience(account, pushExperience(message.id));
 
     expect((await post(connection, { eventType: 'signup', clientUserId: 'u_push_1' })).status).toBe(202);
     expect((await post(connection, { eventType: 'signup' })).status).toBe(202);
@@ -62,7 +62,7 @@ describe('a flow push node, sending to FCM', () => {
     expect((await call('PATCH', `/accounts/${account.accountId}/apps/${account.appId}`, { token: account.apiKey, body: { frequencyCap: { max: 1, hours: 24 } } })).status).toBe(200);
     await registerDevices(account, [{ token: 'push-cap-a', platform: 'ios', clientUserId: 'u_cap' }]);
     const message = await createMessage(account, { type: 'PUSH' });
-    const experience = await publishedExperience(account, pushFlow(message.id, { entry: { reentry: 'always' } }));
+    const experience = await publishedExperience(account, pushExperience(message.id, { entry: { reentry: 'always' } }));
     expect((await post(connection, { eventType: 'signup', clientUserId: 'u_cap' })).status).toBe(202);
     await waitForRuns(account, experience.experienceId, (all) => all.length === 1 && all[0].status === 'completed', 30_000);
     expect((await post(connection, { eventType: 'signup', clientUserId: 'u_cap' })).status).toBe(202);
@@ -72,7 +72,7 @@ describe('a flow push node, sending to FCM', () => {
   });
 });
 
-describe('a flow push node at publish', () => {
+describe('an experience push node at publish', () => {
 
   it('is refused at publish when its message is unknown, another account’s, or not READY', async () => {
     const account = await newAccount();
@@ -84,13 +84,13 @@ describe('a flow push node at publish', () => {
       [foreign.id, `names no message of an app of this account: "${foreign.id}"`],
       [draft.id, `message "${draft.id}" is ${draft.status}: a push node sends a READY message`],
     ]) {
-      const created = await call('POST', `/accounts/${account.accountId}/experiences`, { token: account.apiKey, body: { definition: pushFlow(notificationId) } });
+      const created = await call('POST', `/accounts/${account.accountId}/experiences`, { token: account.apiKey, body: { definition: pushExperience(notificationId) } });
       expect(created.status).toBe(201);
       const published = await call('POST', `/accounts/${account.accountId}/experiences/${created.body.experienceId}/publish`, { token: account.apiKey });
       expect(published.status).toBe(400);
       expect(published.body.error.details).toEqual([{ path: 'definition.nodes.0.notificationId', message }]);
     }
-    const invalid = await call('POST', `/accounts/${account.accountId}/experiences`, { token: account.apiKey, body: { definition: pushFlow('not-a-uuid') } });
+    const invalid = await call('POST', `/accounts/${account.accountId}/experiences`, { token: account.apiKey, body: { definition: pushExperience('not-a-uuid') } });
     expect(invalid.status).toBe(400);
   });
 });

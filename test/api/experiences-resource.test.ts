@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
-import { flow, listRuns, publishedExperience, sampleDefinition, waitForRuns } from '../support/experiences.ts';
+import { experienceDefinition, listRuns, publishedExperience, sampleDefinition, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
 import { expectError } from '../support/http-assertions.ts';
 import { newProviderConnection } from '../support/providers.ts';
@@ -9,14 +9,14 @@ import { newEndpoint } from '../support/webhooks.ts';
 const path = (account: TestAccount, rest = '') => `/accounts/${account.accountId}/experiences${rest}`;
 const post = (account: TestAccount, rest: string, body?: unknown) => call('POST', path(account, rest), { token: account.apiKey, ...(body === undefined ? {} : { body }) });
 
-const simple = flow({ nodes: [{ id: 'done', type: 'exit' }] });
+const simple = experienceDefinition({ nodes: [{ id: 'done', type: 'exit' }] });
 
 describe('the experience resource', () => {
   it('creates a draft, lists and gets it, changes it, and publishes versions 1, 2 that freeze the definition', async () => {
     const account = await newAccount();
     const created = await post(account, '', { definition: simple });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ experienceId: expect.stringMatching(/^exp_/), status: 'draft', version: null, name: 'Test flow', publishedAt: null });
+    expect(created.body).toMatchObject({ experienceId: expect.stringMatching(/^exp_/), status: 'draft', version: null, name: 'Test experience', publishedAt: null });
     expect(created.body.definition).toMatchObject({ start: 'done', entry: { reentry: 'never' }, goals: [] });
     const id = created.body.experienceId;
 
@@ -47,7 +47,7 @@ describe('the experience resource', () => {
     expectError(badOp, 400, 'validation_failed');
 
     // Structurally fine, but with a dangling edge, an unreachable node, a cycle and a split that does not add up.
-    const broken = flow({
+    const broken = experienceDefinition({
       nodes: [
         { id: 'a', type: 'split', branches: [{ percent: 60, next: 'b' }, { percent: 30, next: 'missing' }] },
         { id: 'b', type: 'wait', seconds: 10, next: 'a' },
@@ -86,7 +86,7 @@ describe('the experience resource', () => {
   it('pauses (no new entries), resumes, and archives, cancelling every live run; 409 for a step the status forbids', { timeout: 60_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const waiting = flow({
+    const waiting = experienceDefinition({
       entry: { reentry: 'always' },
       nodes: [
         { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
@@ -120,7 +120,7 @@ describe('the experience resource', () => {
     const connection = await newConnection(account);
     const { experienceId } = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         nodes: [
           { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
           { id: 'done', type: 'exit' },

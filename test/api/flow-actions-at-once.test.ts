@@ -1,13 +1,13 @@
 import { describe, expect, it, type TestContext } from 'vitest';
 import { newAccount } from '../support/api.ts';
-import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
+import { experienceDefinition, publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
 import type { Responder } from '../support/receiver.ts';
 import { newEndpoint, waitForDeliveries } from '../support/webhooks.ts';
 
-// A flow's webhook action, routed by an ingest chunk, is attempted by that chunk as soon as it commits (ADR 0072);
+// A flow's webhook action, routed by an ingest chunk, is attempted by that chunk as soon as it commits (ADR 0027);
 // what that attempt does not settle goes on in a deliverBatch run, on the usual schedule. A live run's end sends what
-// it announces the same way, from its end step (ADR 0073).
+// it announces the same way, from its end step (ADR 0061).
 
 /** A published flow that fires `experience.action` at its trigger, `signup`, and ends; its endpoint answers as told. */
 async function signupFlow(t: Pick<TestContext, 'onTestFinished'>, responder?: Responder) {
@@ -15,7 +15,7 @@ async function signupFlow(t: Pick<TestContext, 'onTestFinished'>, responder?: Re
   const connection = await newConnection(account);
   const endpoint = await newEndpoint(account, ['experience.action'], responder);
   t.onTestFinished(() => endpoint.receiver.close());
-  await publishedExperience(account, flow({ nodes: [{ id: 'hello', type: 'webhook', result: { step: 'hello' }, next: 'done' }, { id: 'done', type: 'exit' }] }));
+  await publishedExperience(account, experienceDefinition({ nodes: [{ id: 'hello', type: 'webhook', result: { step: 'hello' }, next: 'done' }, { id: 'done', type: 'exit' }] }));
   const answer = await postSigned(connection, directEvent({ eventType: 'signup', clientUserId: 'u_at_once' }));
   expect(answer.status).toBe(202);
   const settled = (items: Array<{ status: string }>) => items.length === 1 && items[0]!.status !== 'pending';
@@ -65,7 +65,7 @@ describe('a flow action sent by the chunk that routed it', () => {
     t.onTestFinished(() => endpoint.receiver.close());
     const experience = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         goals: [{ id: 'bought', eventType: 'purchase', conditions: null, exit: true }],
         nodes: [{ id: 'linger', type: 'wait', seconds: 86_400, next: 'done' }, { id: 'done', type: 'exit' }],
       }),

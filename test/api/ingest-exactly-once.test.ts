@@ -7,7 +7,8 @@ import { call, newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection, waitForEvent, type ConnectionFixture } from '../support/ingest.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
-import { post, postSignedTo, startExtraApi, unreachable, type ExtraApi } from '../support/ingest-extra.ts';
+import { post, postSignedTo } from '../support/signed-ingest.ts';
+import { startApiInstance, unreachable, type ApiInstance } from '../support/instances.ts';
 import { until } from '../support/wait.ts';
 import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 
@@ -18,10 +19,10 @@ beforeAll(async () => {
 });
 afterAll(() => closeClient?.());
 
-let extras: ExtraApi[] = [];
+let otherApis: ApiInstance[] = [];
 afterEach(async () => {
-  await Promise.all(extras.map((api) => api.stop()));
-  extras = [];
+  await Promise.all(otherApis.map((api) => api.stop()));
+  otherApis = [];
 });
 
 const rowsOf = (connection: ConnectionFixture, messageId: string) =>
@@ -97,8 +98,8 @@ describe('exactly once per messageId', () => {
   it('accepts (202) through an API that cannot reach Temporal; the relay processes it; a retry is then 409', { timeout: 40_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const down = await startExtraApi({ temporalAddress: unreachable });
-    extras.push(down);
+    const down = await startApiInstance({ temporalAddress: unreachable });
+    otherApis.push(down);
     const event = directEvent({ clientUserId: 'patient' });
 
     const accepted = ok(await postSignedTo(down.url, connection, event), 202);
@@ -113,8 +114,8 @@ describe('exactly once per messageId', () => {
   it('accepts a batch through an API that cannot reach Temporal, each item once', { timeout: 40_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account, { provider: 'segment' });
-    const down = await startExtraApi({ temporalAddress: unreachable });
-    extras.push(down);
+    const down = await startApiInstance({ temporalAddress: unreachable });
+    otherApis.push(down);
     const batch = { batch: [1, 2].map((n) => ({ type: 'track', event: 'Tapped', userId: 'b', messageId: `batch-down-${Date.now()}-${n}` })) };
     const accepted = ok(await postSignedTo(down.url, connection, batch), 202);
     expect(accepted.events.map((event: any) => event.duplicate)).toEqual([false, false]);
@@ -128,8 +129,8 @@ describe('exactly once per messageId', () => {
   it('answers 503 with Retry-After (not 404 or 500) while Postgres is out of reach', { timeout: 40_000 }, async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const down = await startExtraApi({ databaseUrl: `postgres://postgres@${unreachable}/none` });
-    extras.push(down);
+    const down = await startApiInstance({ databaseUrl: `postgres://postgres@${unreachable}/none` });
+    otherApis.push(down);
     const event = directEvent();
     const refused = await postSignedTo(down.url, connection, event);
     expectError(refused, 503, 'service_unavailable');

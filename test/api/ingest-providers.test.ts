@@ -4,7 +4,7 @@ import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { newConnection, waitForEvent, type ConnectionFixture } from '../support/ingest.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
-import { eventsOf, post } from '../support/ingest-extra.ts';
+import { eventsOf, post } from '../support/signed-ingest.ts';
 
 /** A provider payload as the provider sends it (test/fixtures/providers), read afresh so a test may change it. */
 const fixture = (name: string): Record<string, any> =>

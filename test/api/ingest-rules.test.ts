@@ -5,7 +5,8 @@ import { query } from '../support/db.ts';
 import { directEvent, newConnection, type ConnectionFixture } from '../support/ingest.ts';
 import { inboundConnectionTtlMs } from '../../src/domain/ingest/inbound-connections.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
-import { post, postSignedTo, signedHeaders, startExtraApi, type ExtraApi } from '../support/ingest-extra.ts';
+import { post, postSignedTo, signedHeaders } from '../support/signed-ingest.ts';
+import { startApiInstance, type ApiInstance } from '../support/instances.ts';
 import { until } from '../support/wait.ts';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -342,29 +343,29 @@ describe('ingest: duplicates and bookkeeping', () => {
 });
 
 describe('ingest: a connection changed through another API instance', () => {
-  let extra: ExtraApi | undefined;
+  let secondApi: ApiInstance | undefined;
   afterEach(async () => {
-    await extra?.stop();
-    extra = undefined;
+    await secondApi?.stop();
+    secondApi = undefined;
   });
 
   it('takes effect there within its cache’s second: pause, rotation, delete', { timeout: 30_000 }, async () => {
     const { account, connection } = await fresh();
-    extra = await startExtraApi();
+    secondApi = await startApiInstance();
     const url = `/accounts/${account.accountId}/connections/${connection.connectionId}`;
-    const viaExtra = (options = {}) => postSignedTo(extra!.url, connection, directEvent(), options);
+    const viaSecondApi = (options = {}) => postSignedTo(secondApi!.url, connection, directEvent(), options);
     /** Posts to the other instance until it answers `status`; it must within the cache's lifetime (and some slack). */
     const settlesOn = async (status: number, options = {}) => {
       const started = Date.now();
       const answer = await until(`${status} from the other instance`, async () => {
-        const response = await viaExtra(options);
+        const response = await viaSecondApi(options);
         return response.status === status && response;
       });
       expect(Date.now() - started).toBeLessThan(inboundConnectionTtlMs + 3000);
       return answer;
     };
     // The other instance has read the connection, and keeps it.
-    ok(await viaExtra(), 202);
+    ok(await viaSecondApi(), 202);
 
     ok(await call('PATCH', url, { token: account.apiKey, body: { status: 'paused' } }));
     // The instance that made the change sees it at once ...
@@ -383,10 +384,10 @@ describe('ingest: a connection changed through another API instance', () => {
 });
 
 describe('ingest: rate limit', () => {
-  let extra: ExtraApi | undefined;
+  let secondApi: ApiInstance | undefined;
   afterEach(async () => {
-    await extra?.stop();
-    extra = undefined;
+    await secondApi?.stop();
+    secondApi = undefined;
   });
 
   it('answers 429 rate_limited with Retry-After once the connection’s allowance is used, and accepts again after it', async () => {
@@ -431,9 +432,9 @@ describe('ingest: rate limit', () => {
 
   it('shares one allowance between API instances (the counters live in Postgres)', { timeout: 30_000 }, async () => {
     const account = await newAccount();
-    extra = await startExtraApi();
+    secondApi = await startApiInstance();
     const global = (connection: ConnectionFixture) => post(connection, directEvent());
-    const second = (connection: ConnectionFixture) => postSignedTo(extra!.url, connection, directEvent());
+    const second = (connection: ConnectionFixture) => postSignedTo(secondApi!.url, connection, directEvent());
 
     // Each instance alone stays within { perSecond: 2, burst: 1 }: 3 posts in the first second.
     const control = await newConnection(account, { eventConfig: { rateLimit: { perSecond: 2, burst: 1 } } });

@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { directEvent, newConnection, waitForEvent } from '../support/ingest.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
-import { eventsOf, post } from '../support/ingest-extra.ts';
+import { eventsOf, post } from '../support/signed-ingest.ts';
 import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 import { ingestState, ingestWorkflowId } from '../../workflows/ingest-event.contract.ts';
 

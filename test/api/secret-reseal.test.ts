@@ -7,25 +7,25 @@ import { generateWebhookSecret } from '../../src/security/standard-webhooks.ts';
 import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
-import { startExtraApi, type ExtraApi } from '../support/ingest-extra.ts';
+import { startApiInstance, type ApiInstance } from '../support/instances.ts';
 import { until } from '../support/wait.ts';
 import { sealLegacy } from '../support/legacy-seal.ts';
 import { newEndpoint } from '../support/webhooks.ts';
 
-// Secrets stored before docs/adr/0043-sealed-secrets-are-bound-to-their-row.md were sealed without a context (v1). An API instance re-seals them for their row
+// Secrets stored before docs/adr/0002-stored-secrets-are-sealed-with-secrets-key.md were sealed without a context (v1). An API instance re-seals them for their row
 // when it starts; the secrets themselves do not change, so signatures keep verifying.
 
 const box = createSecretBox(inject('secretsKey'));
-const extras: ExtraApi[] = [];
+const otherApis: ApiInstance[] = [];
 afterAll(async () => {
-  await Promise.all(extras.map((api) => api.stop()));
+  await Promise.all(otherApis.map((api) => api.stop()));
 });
 
 const endpointRow = async (id: string) => (await query('select secret_sealed, previous_secret_sealed from endpoints where id = $1', [id]))[0];
 const connectionRow = async (id: string) =>
   (await query('select signing_secret_sealed, previous_signing_secret_sealed, outbound_credential_sealed from connections where id = $1', [id]))[0];
 
-describe('secrets stored before docs/adr/0043-sealed-secrets-are-bound-to-their-row.md', () => {
+describe('secrets stored before docs/adr/0002-stored-secrets-are-sealed-with-secrets-key.md', () => {
   it('are sealed again for their row when an API instance starts, and keep working', async () => {
     const account = await newAccount();
     const endpoint = await newEndpoint(account);
@@ -44,7 +44,7 @@ describe('secrets stored before docs/adr/0043-sealed-secrets-are-bound-to-their-
       [connection.connectionId, legacy(connection.signingSecret), legacy(previousSigningSecret), legacy('write-key-1')],
     );
 
-    extras.push(await startExtraApi());
+    otherApis.push(await startApiInstance());
     const resealed = await until('the legacy secrets sealed again', async () => {
       const [ep, conn] = [await endpointRow(endpoint.endpointId), await connectionRow(connection.connectionId)];
       const values = [...Object.values(ep), ...Object.values(conn)] as string[];
@@ -57,7 +57,7 @@ describe('secrets stored before docs/adr/0043-sealed-secrets-are-bound-to-their-
     expect(box.open(resealed.conn.outbound_credential_sealed, secretContexts.connectionOutboundCredential(connection.connectionId))).toBe('write-key-1');
     // The connection's secrets, current and previous, still verify posts on the new instance.
     for (const secret of [connection.signingSecret, previousSigningSecret]) {
-      const posted = await postSigned(connection, directEvent(), { secret, baseUrl: extras[0]!.url });
+      const posted = await postSigned(connection, directEvent(), { secret, baseUrl: otherApis[0]!.url });
       expect(posted.status).toBe(202);
     }
   });

@@ -1,6 +1,7 @@
 /**
  * Import rules that keep the layers apart, checked by dependency-cruiser: `npm run lint:deps` prints every
- * violation, and test/architecture/dependencies.test.ts fails on any.
+ * violation and fails on any, and `npm run check` (the first step of `npm test`) runs it; test/architecture/
+ * dependencies.test.ts runs the same rules in the suite.
  */
 
 /**
@@ -60,6 +61,14 @@ module.exports = {
       to: { path: '^src/dev/' },
     },
     {
+      name: 'domain-not-its-callers',
+      comment:
+        "Layers point one way: the API's edge (src/api/, src/http/) and the outbox relays (src/outbox/) call the domain, never the other way round. What a domain function needs from a request comes in as data or a function (the ingest route hands over the bytes and how to parse them); the domain writes outbox rows and wakes the relays through src/persistence/outbox-channels.ts.",
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/(api|http|outbox)/' },
+    },
+    {
       name: 'domain-not-activities',
       comment: 'Activities call the domain, never the other way round (only the worker, in src/temporal/, builds them).',
       severity: 'error',
@@ -69,6 +78,8 @@ module.exports = {
   ],
   options: {
     tsPreCompilationDeps: true,
+    // Packages are named by their path in this checkout, also where node_modules is a link (the check gate's test).
+    preserveSymlinks: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^test/fixtures/' },

@@ -9,16 +9,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runState } from '../../workflows/experience-run.contract.ts';
 import { allPages, call, newAccount, type TestAccount } from '../support/api.ts';
 import { verifyWith, waitForEventsSettled } from '../support/deliveries.ts';
-import { allRuns, flow } from '../support/experiences.ts';
+import { allRuns, experienceDefinition } from '../support/experiences.ts';
 import { directEvent, newConnection, type ConnectionFixture } from '../support/ingest.ts';
-import { eventsOf, postSignedTo } from '../support/ingest-extra.ts';
+import { eventsOf, postSignedTo } from '../support/signed-ingest.ts';
 import { killWorker, startApiInstance, startWorkerProcess, type ApiInstance } from '../support/instances.ts';
 import type { ReceivedRequest } from '../support/receiver.ts';
 import { temporalClient } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
 
-// The whole flow path (signed ingest posts, the ingest relay and routing, the runs' workflows, the delivery outbox,
+// The whole path of an experience run (signed ingest posts, the ingest relay and routing, the runs' workflows, the delivery outbox,
 // a local HTTPS receiver) with the worker, a process of its own, killed with SIGKILL while 1,000 runs advance.
 
 const runCount = 1000;
@@ -39,7 +39,7 @@ const checksOut = (n: number) => n % 2 === 0;
 const advancingEvent = (n: number) => (checksOut(n) ? 'checkout' : 'purchase');
 const announcementsOf = (n: number) => ['experience.ended', checksOut(n) ? 'experience.action' : 'experience.goal.reached'];
 
-const definition = flow({
+const definition = experienceDefinition({
   trigger: { eventType: 'cart', conditions: null },
   goals: [{ id: 'bought', eventType: 'purchase', conditions: null, exit: true }],
   nodes: [

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newAccount } from '../support/api.ts';
 import { verifyWith, waitForEventsSettled } from '../support/deliveries.ts';
-import { flow, waitForRuns } from '../support/experiences.ts';
+import { experienceDefinition, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection } from '../support/ingest.ts';
-import { postSignedTo } from '../support/ingest-extra.ts';
+import { postSignedTo } from '../support/signed-ingest.ts';
 import { killWorker, startApiInstance, startWorkerProcess, type ApiInstance } from '../support/instances.ts';
 import { newEndpoint } from '../support/webhooks.ts';
 
@@ -16,7 +16,7 @@ let scratch: string;
 const children: ChildProcess[] = [];
 const track = (child: ChildProcess) => (children.push(child), child);
 beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'rp-flow-crash-'));
+  scratch = await mkdtemp(join(tmpdir(), 'rp-experience-crash-'));
 });
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
@@ -28,13 +28,13 @@ describe('experience runs survive a worker crash', () => {
     const caFile = join(scratch, 'receiver-ca.pem');
     await writeFile(caFile, inject('receiverCert'));
     // A stack of its own: an API and a worker process on a task queue nobody else polls.
-    const taskQueue = `flow-crash-${randomUUID()}`;
+    const taskQueue = `experience-crash-${randomUUID()}`;
     const api: ApiInstance = await startApiInstance({ taskQueue });
     const account = await newAccount();
     const endpoint = await newEndpoint(account, ['experience.action', 'experience.goal.reached', 'experience.ended']);
     try {
       const connection = await newConnection(account);
-      const definition = flow({
+      const definition = experienceDefinition({
         goals: [{ id: 'bought', eventType: 'purchase', conditions: null, exit: true }],
         nodes: [
           { id: 'first', type: 'webhook', result: { step: 1 }, next: 'pause' },

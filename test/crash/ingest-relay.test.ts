@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../../src/domain/accounts/create-account.ts';
 import { createConnection } from '../../src/domain/connections/create-connection.ts';
 import { acceptInboundEvent } from '../../src/domain/ingest/accept-inbound-event.ts';
-import { inboundEventsChannel } from '../../src/outbox/channels.ts';
+import { inboundEventsChannel } from '../../src/persistence/outbox-channels.ts';
 import { claimInboundBatch, createIngestRelay } from '../../src/outbox/ingest-batches.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startRelayLoop, type RunningRelay } from '../../src/outbox/relay-loop.ts';
@@ -20,7 +20,7 @@ import { createSecretBox } from '../../src/security/secret-box.ts';
 import { startServiceWorker } from '../../src/service/worker-process.ts';
 import type { IngestBatchInput } from '../../workflows/ingest-batch.contract.ts';
 import { killWorker, startApiInstance, startWorkerProcess, unreachable } from '../support/instances.ts';
-import { postSignedTo } from '../support/ingest-extra.ts';
+import { postSignedTo } from '../support/signed-ingest.ts';
 import { until } from '../support/wait.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 

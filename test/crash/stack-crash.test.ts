@@ -6,14 +6,14 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { call } from '../support/api.ts';
 import { verifyWith } from '../support/deliveries.ts';
 import { killGroup, killStack, serversOf, stackGone, startEmbeddedStack } from '../support/embedded-stack.ts';
-import { flow } from '../support/experiences.ts';
+import { experienceDefinition } from '../support/experiences.ts';
 import { directEvent, type ConnectionFixture } from '../support/ingest.ts';
-import { postSignedTo } from '../support/ingest-extra.ts';
+import { postSignedTo } from '../support/signed-ingest.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { until } from '../support/wait.ts';
 
 // The whole embedded stack (`npm start`: the service, the Temporal dev server and PostgreSQL, their data in one
-// directory) is killed with SIGKILL while flow runs wait for an event, then started again on the same data.
+// directory) is killed with SIGKILL while experience runs wait for an event, then started again on the same data.
 
 const scratchDirs: string[] = [];
 const groups: ChildProcess[] = [];
@@ -67,7 +67,7 @@ describe('the whole stack killed with kill -9', () => {
       const { accountId, apiKey } = await postOk(first.apiUrl, first.adminToken, '/admin/accounts', { name: 'crash' });
       const connection: ConnectionFixture = await postOk(first.apiUrl, apiKey, `/accounts/${accountId}/connections`, { provider: 'direct', label: 'shop' });
       const endpoint = await postOk(first.apiUrl, apiKey, `/accounts/${accountId}/endpoints`, { url: receiver.url, eventTypes: ['experience.action'] });
-      const definition = flow({
+      const definition = experienceDefinition({
         nodes: [
           { id: 'await', type: 'waitForEvent', eventType: 'checkout', conditions: null, timeoutSeconds: 86_400, next: 'thanks', timeoutNext: 'done' },
           { id: 'thanks', type: 'webhook', result: { step: 'thanks' }, next: 'done' },

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { sendTest, waitForFinishedDelivery } from '../support/deliveries.ts';
-import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
+import { experienceDefinition, publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
 import { ok } from '../support/http-assertions.ts';
 import { newJob, newMessage } from '../support/jobs.ts';
@@ -38,7 +38,7 @@ async function provision(account: TestAccount) {
   receivers.push(endpoint, spareEndpoint);
   const delivery = await waitForFinishedDelivery(account, endpoint.endpointId, await sendTest(account, endpoint.endpointId));
   // An experience with a live run (waiting for an event that never comes), and a spare to archive.
-  const waiting = flow({
+  const waiting = experienceDefinition({
     nodes: [
       { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
       { id: 'done', type: 'exit' },

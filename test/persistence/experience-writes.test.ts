@@ -13,7 +13,7 @@ import { parseAllowCidrs } from '../../src/security/ip-policy.ts';
 import { createSecretBox } from '../../src/security/secret-box.ts';
 import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
-import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
+import { experienceDefinition, publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
 import { newEndpoint } from '../support/webhooks.ts';
 
@@ -45,7 +45,7 @@ describe('an experience run’s writes run twice', () => {
     t.onTestFinished(() => endpoint.receiver.close());
     const experience = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         goals: [{ id: 'purchased', eventType: 'purchase', conditions: null, exit: true }],
         nodes: [
           { id: 'welcome', type: 'webhook', result: { step: 'welcome' }, next: 'await' },
@@ -80,12 +80,12 @@ describe('an experience run’s writes run twice', () => {
       metrics: createWorkerMetrics(new Registry()),
       logger: pino({ level: 'silent' }),
     } as ActivityDeps);
-    // The end sends what it publishes from its activity (ADR 0073), so it runs as one.
+    // The end sends what it publishes from its activity (ADR 0061), so it runs as one.
     const activity = new MockActivityEnvironment();
     await writes.enterExperienceRun({ runId: run.runId });
     await writes.fireExperienceWebhook({ run, nodeId: 'welcome', endpointId: null, result: { step: 'welcome' } });
     await writes.publishExperienceGoal({ run, goalId: 'purchased', eventType: 'purchase', eventId: 'iev_any' });
-    // A run's end announces the exit goal it ended on (ADR 0073).
+    // A run's end announces the exit goal it ended on (ADR 0061).
     const goals = [{ goalId: 'purchased', eventType: 'purchase', eventId: 'iev_any' }];
     const end: EndRunInput = { run, status: 'goal_reached', endReason: 'goal_reached', detail: null, currentNodeId: 'await', path: row.path, endedAt: new Date().toISOString(), goals };
     await activity.run(() => writes.endExperienceRun(end));

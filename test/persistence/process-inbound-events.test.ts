@@ -11,7 +11,7 @@ import { Connection } from '../../src/persistence/entities/connection.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
-import { flow, publishedExperience } from '../support/experiences.ts';
+import { experienceDefinition, publishedExperience } from '../support/experiences.ts';
 import { newConnection, type ConnectionFixture } from '../support/ingest.ts';
 
 // The chunk step of an ingestBatch run on the real database, called directly: rows are written into the outbox on a
@@ -53,9 +53,9 @@ const rowsOf = (ids: string[]) =>
 const connectionsOf = async (...fixtures: ConnectionFixture[]) =>
   new Map((await orm.em.fork().find(Connection, { id: { $in: fixtures.map((fixture) => fixture.connectionId) } })).map((row) => [row.id, row]));
 
-/** A flow whose runs wait an hour for an event that never comes: they stay live. */
-const waitingFlow = () =>
-  flow({
+/** An experience whose runs wait an hour for an event that never comes: they stay live. */
+const waitingExperience = () =>
+  experienceDefinition({
     entry: { reentry: 'never' },
     nodes: [
       { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
@@ -63,9 +63,9 @@ const waitingFlow = () =>
     ],
   });
 
-/** A flow like `waitingFlow` whose runs also hear `cart.viewed`, a goal that does not end them. */
-const listeningFlow = () =>
-  flow({
+/** An experience like `waitingExperience` whose runs also hear `cart.viewed`, a goal that does not end them. */
+const listeningExperience = () =>
+  experienceDefinition({
     entry: { reentry: 'never' },
     goals: [{ id: 'browsed', eventType: 'cart.viewed', conditions: null, exit: false }],
     nodes: [
@@ -149,11 +149,11 @@ describe('deciding a chunk of events together', () => {
   it('starts runs, hands the run its earlier event started the later events it hears, in one signal, and carries it all out after the commit', async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const { experienceId } = await publishedExperience(account, listeningFlow());
-    const first = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_flow' });
-    const browsed = await receivedEvent(account, connection, { eventType: 'cart.viewed', clientUserId: 'u_flow' });
-    const unheard = await receivedEvent(account, connection, { eventType: 'page.viewed', clientUserId: 'u_flow' });
-    const browsedAgain = await receivedEvent(account, connection, { eventType: 'cart.viewed', clientUserId: 'u_flow' });
+    const { experienceId } = await publishedExperience(account, listeningExperience());
+    const first = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_experience' });
+    const browsed = await receivedEvent(account, connection, { eventType: 'cart.viewed', clientUserId: 'u_experience' });
+    const unheard = await receivedEvent(account, connection, { eventType: 'page.viewed', clientUserId: 'u_experience' });
+    const browsedAgain = await receivedEvent(account, connection, { eventType: 'cart.viewed', clientUserId: 'u_experience' });
     const ids = [first, browsed, unheard, browsedAgain];
     const { temporal, calls } = recordingTemporal();
 
@@ -183,7 +183,7 @@ describe('deciding a chunk of events together', () => {
     const connection = await newConnection(account);
     const { experienceId: endsAtOnce } = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         nodes: [
           { id: 'check', type: 'condition', if: { field: 'event.attributes.plan', op: 'eq', value: 'pro' }, then: 'hello', else: 'done' },
           { id: 'hello', type: 'webhook', result: { greeting: 'hi {{event.attributes.plan}}' }, next: 'done' },
@@ -193,7 +193,7 @@ describe('deciding a chunk of events together', () => {
     );
     const { experienceId: waits } = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         nodes: [
           { id: 'hello', type: 'webhook', result: { step: 'first' }, next: 'await' },
           { id: 'await', type: 'waitForEvent', eventType: 'never.comes', conditions: null, timeoutSeconds: 3600, next: 'done', timeoutNext: 'done' },
@@ -236,7 +236,7 @@ describe('deciding a chunk of events together', () => {
   it('releases an after_exit entry when a run ends in routing, so the same person enters again', async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const { experienceId } = await publishedExperience(account, flow({ entry: { reentry: 'after_exit' }, nodes: [{ id: 'done', type: 'exit' }] }));
+    const { experienceId } = await publishedExperience(account, experienceDefinition({ entry: { reentry: 'after_exit' }, nodes: [{ id: 'done', type: 'exit' }] }));
     const ids = [
       await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_again' }),
       await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_again' }),
@@ -267,7 +267,7 @@ describe('deciding a chunk of events together', () => {
   it('starts the runs one event enters side by side, not one after another', async () => {
     const account = await newAccount();
     const connection = await newConnection(account);
-    const experiences = [await publishedExperience(account, waitingFlow()), await publishedExperience(account, waitingFlow()), await publishedExperience(account, waitingFlow())];
+    const experiences = [await publishedExperience(account, waitingExperience()), await publishedExperience(account, waitingExperience()), await publishedExperience(account, waitingExperience())];
     const event = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_many' });
 
     // Each start answers only once all three are in flight (or, if they come one after another, after 5 s).

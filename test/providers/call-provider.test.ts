@@ -130,7 +130,7 @@ describe('callProvider against a Segment-compatible API', () => {
   it('returns rejected, final, for a 400, with the provider’s answer but never the write key', async () => {
     const account = await newAccount();
     const writeKey = newWriteKey();
-    // An answer that echoes the credentials must not carry them into the reason the flow records.
+    // An answer that echoes the credentials must not carry them into the reason the experience run records.
     const api = await segmentApi({ status: 400, body: `{"error":"invalid event","writeKey":"${writeKey}","auth":"${Buffer.from(`${writeKey}:`).toString('base64')}"}` });
     const connection = await newProviderConnection(account, { writeKey, outboundUrl: originOf(api.url) });
 

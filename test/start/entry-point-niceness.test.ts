@@ -10,7 +10,7 @@ const statFields = (pid: number) => procStatFields(`/proc/${pid}/stat`);
 
 // The benches start the workers and the API at a niceness (bench/support/stack.ts). Where the kernel groups processes
 // by session, that niceness only holds against other sessions if the process is a session of its own whose group has
-// it too (docs/adr/0046-cpu-priorities-where-the-scheduler-honours-them.md).
+// it too (docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md).
 describe.runIf(process.platform === 'linux')('an entry point started at a niceness', () => {
   it('runs under it, in a session of its own whose scheduling group has the same niceness', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'entry-point-'));

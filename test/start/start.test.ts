@@ -38,7 +38,7 @@ async function pressCtrlC(started: StartedStack): Promise<number | null> {
 function expectBanner(output: string, uiUrl: string): void {
   expect(output.match(/Temporal UI/g)).toHaveLength(1);
   expect(output).toMatch(new RegExp(`^ {2}Temporal UI\\s+${uiUrl}$`, 'm'));
-  for (const view of ['recording jobs', 'A/B tests', 'message sends', 'flow runs', 'failed runs']) expect(output).toMatch(new RegExp(`^ {4}${view}\\s+${uiUrl}/\\S+$`, 'm'));
+  for (const view of ['recording jobs', 'A/B tests', 'message sends', 'sends SENT', 'sends CANCELLED', 'sends EXPIRED', 'sends FAILED', 'experience runs', 'failed runs']) expect(output).toMatch(new RegExp(`^ {4}${view}\\s+${uiUrl}/\\S+$`, 'm'));
   expect(output).not.toMatch(/is not set|no temporal on PATH/);
   expect(output).not.toMatch(/Metrics/i);
 }

@@ -44,7 +44,7 @@ export async function waitForFinishedDelivery(account: TestAccount, endpointId: 
  * Waits until the outbound events of these accounts can cause no further request, and fails when that takes longer
  * than the timeout. An event is stored with every delivery it will ever have (one statement); a delivery is final
  * (succeeded or failed) once its last attempt is recorded, and its row then names the run that sent it: a batch
- * run, or the ingest run whose chunk made a first attempt at once (ADR 0072), which may hand a delivery it did not
+ * run, or the ingest run whose chunk made a first attempt immediately (ADR 0027), which may hand a delivery it did not
  * settle to a batch run. A run that has closed makes no further attempt. Events emitted meanwhile (endpoint.disabled, from a delivery's attempt) are found and settled too.
  * Whatever else emits the accounts' events (the test's own calls, a job's run) must be done before this is called.
  */

@@ -93,9 +93,10 @@ export async function stackGone(killed: Array<{ pid: number }>): Promise<boolean
 
 /**
  * Runs `npm start`'s entry point as a user would, in a process group of its own (as a terminal would), keeping its
- * data in `dataDir`; resolves once the banner is printed. `env` is the machine's environment, plus any settings.
+ * data in `dataDir`; resolves once the banner is printed. `env` is the machine's environment, plus any settings. It
+ * starts its own Postgres and Temporal unless `servers` names running ones (DATABASE_URL, TEMPORAL_ADDRESS).
  */
-export async function startEmbeddedStack(dataDir: string, env: NodeJS.ProcessEnv): Promise<StartedStack> {
+export async function startEmbeddedStack(dataDir: string, env: NodeJS.ProcessEnv, servers?: { databaseUrl: string; temporalAddress: string }): Promise<StartedStack> {
   const stackEnv: NodeJS.ProcessEnv = {
     ...env,
     DATA_DIR: dataDir,
@@ -107,6 +108,7 @@ export async function startEmbeddedStack(dataDir: string, env: NodeJS.ProcessEnv
   delete stackEnv.DATABASE_URL;
   delete stackEnv.TEMPORAL_ADDRESS;
   delete stackEnv.ADMIN_TOKEN;
+  if (servers) Object.assign(stackEnv, { DATABASE_URL: servers.databaseUrl, TEMPORAL_ADDRESS: servers.temporalAddress });
   const child = spawn(process.execPath, ['src/main/start.ts'], { env: stackEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));

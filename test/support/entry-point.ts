@@ -25,7 +25,7 @@ export async function startEntryPoint(
   // Launched as production launches it; a caller's own values win, so that a bench can try others.
   const launchEnv = { ...launchEnvironmentOf(script), ...env };
   // With a niceness, a session of its own (`detached`) whose scheduling group has it too, so that it holds against
-  // other sessions as well (weightedLaunchScript, docs/adr/0046-cpu-priorities-where-the-scheduler-honours-them.md).
+  // other sessions as well (weightedLaunchScript, docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md).
   const child =
     niceness === 0
       ? spawn(process.execPath, [...nodeFlagsOf(script), script], { env: launchEnv, stdio: ['ignore', 'pipe', 'pipe'] })

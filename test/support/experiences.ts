@@ -3,9 +3,9 @@ import { allPages, call, type TestAccount } from './api.ts';
 import { until } from './wait.ts';
 
 /** A definition with sensible defaults around the given nodes (trigger on `signup`, never re-enter, no goals). */
-export function flow(overrides: Record<string, unknown> & { nodes: unknown[] }): Record<string, unknown> {
+export function experienceDefinition(overrides: Record<string, unknown> & { nodes: unknown[] }): Record<string, unknown> {
   return {
-    name: 'Test flow',
+    name: 'Test experience',
     trigger: { eventType: 'signup', conditions: null },
     entry: { reentry: 'never' },
     goals: [],

@@ -1,7 +1,7 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fakeServiceAccount } from '../../src/dev/fake-service-account.ts';
 import type { PushMessage } from '../../src/outbound/push/push-provider.ts';
 
 export interface TestServiceAccount {
@@ -17,25 +17,11 @@ export interface TestServiceAccount {
 }
 
 /**
- * A throwaway Firebase service account key file: a fresh RSA key, written to a temporary folder. `fields` replace
- * or add fields of the JSON (e.g. `token_uri` pointing at a local fake of the token endpoint).
+ * A throwaway Firebase service account key file (src/dev/fake-service-account.ts), written to a temporary folder.
+ * `fields` replace or add fields of the JSON (e.g. `token_uri` pointing at a local fake of the token endpoint).
  */
 export async function writeServiceAccount(fields: Record<string, unknown> = {}): Promise<TestServiceAccount> {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-  });
-  const json = {
-    type: 'service_account',
-    project_id: 'richpush-test',
-    private_key_id: 'key-1',
-    private_key: privateKey,
-    client_email: 'push-sender@richpush-test.iam.gserviceaccount.com',
-    client_id: '100000000000000000001',
-    token_uri: 'https://oauth2.googleapis.com/token',
-    ...fields,
-  };
+  const { json, publicKey, privateKey } = fakeServiceAccount(fields);
   const folder = await mkdtemp(join(tmpdir(), 'rp-fcm-'));
   const file = join(folder, 'service-account.json');
   await writeFile(file, JSON.stringify(json), { mode: 0o600 });

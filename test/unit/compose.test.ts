@@ -185,7 +185,7 @@ describe('docker-compose.yml', () => {
     const defaultWeight = 1024;
     const weightOf = (role: string) => service(workerServices.find((name) => roleOf(name) === role)!).cpu_shares ?? defaultWeight;
     expect(weightOf('bulk')).toBeLessThan(defaultWeight);
-    // docs/adr/0044-a-raised-priority-for-what-every-job-step-passes-through.md: what every job step passes through outweighs what serves bulk work too (api, postgres).
+    // docs/adr/0032-recording-jobs-on-a-task-queue-of-their-own.md: what every job step passes through outweighs what serves bulk work too (api, postgres).
     expect(weightOf('interactive')).toBeGreaterThan(defaultWeight);
     expect(service('temporal').cpu_shares ?? defaultWeight).toBeGreaterThan(defaultWeight);
     for (const name of ['api', 'postgres']) expect(service(name).cpu_shares ?? defaultWeight, name).toBe(defaultWeight);

@@ -105,6 +105,11 @@ describe('configuration', () => {
     expect(loadConfig('worker', { ...validApi, ...fcm })).toMatchObject({ ...fcm, FCM_CONCURRENCY: 8 });
   });
 
+  it('takes the fake FCM in embedded mode only, with no FCM key file', () => {
+    expect(loadEmbeddedConfig({ PUSH_PROVIDER: 'fake-fcm' })).toMatchObject({ PUSH_PROVIDER: 'fake-fcm' });
+    expect(() => loadConfig('worker', { ...validApi, PUSH_PROVIDER: 'fake-fcm' })).toThrow('Configuration error: PUSH_PROVIDER is invalid');
+  });
+
   it.each<[string, NodeJS.ProcessEnv, string]>([
     ['fcm without a key file', { PUSH_PROVIDER: 'fcm' }, 'Configuration error: FCM_SERVICE_ACCOUNT_FILE is required when PUSH_PROVIDER is fcm'],
     ['fcm with an empty key file name', { PUSH_PROVIDER: 'fcm', FCM_SERVICE_ACCOUNT_FILE: '' }, 'Configuration error: FCM_SERVICE_ACCOUNT_FILE is required when PUSH_PROVIDER is fcm'],

@@ -301,7 +301,7 @@ describe('experienceRun workflow (time-skipping, stub activities)', () => {
       await recordHistoryIfAsked(handle, 'experience-run-exit-goal-in-end');
       return state;
     });
-    // The events of a hand-over meet the goals first (ADR 0073): the exit ends the run where it waited.
+    // The events of a hand-over meet the goals first (ADR 0061): the exit ends the run where it waited.
     expect(result).toMatchObject({ status: 'goal_reached', endReason: 'goal_reached', currentNodeId: 'await' });
     expect(result.path.map((step) => `${step.nodeId}:${step.outcome}`)).toEqual(['goal:bought:reached on purchase iev_purchase; exit']);
     // The save before the wait on `await` and nothing else: the goal rides on the end, the run's only step after.
@@ -441,7 +441,7 @@ describe('experienceRun workflow (dev server, stub activities)', () => {
     expect(Date.parse(result.endedAt!) - Date.parse(result.path[0]!.at)).toBeLessThan(day * 1000);
     expect(result).toMatchObject({ status: 'goal_reached', endReason: 'goal_reached', currentNodeId: 'wait1' });
     expect(result.path.map((step) => step.nodeId)).toEqual(['goal:purchased']);
-    // The end announces the exit goal (ADR 0073); each repeat of the end's step announces the same one.
+    // The end announces the exit goal (ADR 0061); each repeat of the end's step announces the same one.
     expect(stub.named('goal')).toEqual([]);
     expect(new Set(stub.named('end').flatMap((end) => end.goals.map((goal: { goalId: string; eventId: string }) => `${goal.goalId} on ${goal.eventId}`)))).toEqual(
       new Set(['purchased on iev_purchase']),

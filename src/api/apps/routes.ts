@@ -34,7 +34,7 @@ const quietHours = z
   .nullable()
   .meta({
     id: 'QuietHours',
-    description: 'No push of a campaign send (or a flow) reaches a device in these local hours (its `timezone`, else the app’s `defaultTimezone`). Null: none (the default).',
+    description: 'No push of a campaign send (or an experience) reaches a device in these local hours (its `timezone`, else the app’s `defaultTimezone`). Null: none (the default).',
   });
 
 const appSettings = { defaultTimezone: defaultTimezone.optional(), frequencyCap: frequencyCap.optional(), quietHours: quietHours.optional() };

@@ -24,7 +24,7 @@ const outboundUrl = z
   .max(2048)
   .meta({
     description:
-      'Base URL of the provider API that flows call (segment and rudderstack connections only): https, no query, not resolving to a blocked address. Segment defaults to https://api.segment.io; RudderStack needs its data plane URL.',
+      'Base URL of the provider API that experiences call (segment and rudderstack connections only): https, no query, not resolving to a blocked address. Segment defaults to https://api.segment.io; RudderStack needs its data plane URL.',
     example: 'https://api.segment.io',
   });
 

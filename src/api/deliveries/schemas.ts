@@ -36,7 +36,7 @@ export const deliverySchema = z
     redeliveryOf: z.string().nullable(),
     workflowId: z.string().nullable().meta({
       description:
-        'The Temporal workflow that sends this delivery: `deliveries:<batchId>`, a run that sends several deliveries side by side (its `deliveries` query lists them); or, for a flow action while its first attempt is in flight and after it if that attempt settled it, the `ingest-batch:<batchId>` run that routed the event and makes that attempt. Null for the moment between the publish and the claim.',
+        'The Temporal workflow that sends this delivery: `deliveries:<batchId>`, a run that sends several deliveries side by side (its `deliveries` query lists them); or, for an experience’s action while its first attempt is in flight and after it if that attempt settled it, the `ingest-batch:<batchId>` run that routed the event and makes that attempt. Null for the moment between the publish and the claim.',
     }),
     createdAt: timestamp,
     completedAt: timestamp.nullable(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DomainError } from '../../domain/errors.ts';
 import { ingestPost } from '../../domain/ingest/ingest-post.ts';
 import { directEnvelopeSchema } from '../../domain/ingest/normalise/envelope.ts';
+import { parseVerifiedJsonBody } from '../../http/body.ts';
 import { defineRoute } from '../../http/route.ts';
 import { ingestDeps } from '../request-deps.ts';
 
@@ -61,7 +62,7 @@ export const ingestRoutes = [
         {
           inboundKey: params.inboundKey,
           readBody: readRaw,
-          contentType: header(headers['content-type']),
+          parseBody: (raw) => parseVerifiedJsonBody(raw, header(headers['content-type'])),
           headers: { id: header(headers['webhook-id']), timestamp: header(headers['webhook-timestamp']), signature: header(headers['webhook-signature']) },
         },
       );

@@ -9,7 +9,7 @@ import { pageOf, paginationQuery, timestamp, toPageResponse } from '../shared-sc
 const sendSchema = z
   .object({
     sendId: z.uuid(),
-    source: z.enum(pushSendSources).meta({ description: 'What sent it: an A/B test, the message’s campaign send, a test send, or a flow’s push node.' }),
+    source: z.enum(pushSendSources).meta({ description: 'What sent it: an A/B test, the message’s campaign send, a test send, or an experience’s push node (`flow`).' }),
     abTestId: z.uuid().nullable(),
     deviceId: z.uuid(),
     arm: z.enum(abTestArms).nullable(),

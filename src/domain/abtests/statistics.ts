@@ -4,6 +4,8 @@
 //
 // The numerics are short, published approximations rather than a package: see erfc below and the commit message.
 
+import type { SampleRatioCheck, Significance } from './results-types.ts';
+
 export interface ArmCounts {
   /** Pushes sent to the arm. */
   sent: number;
@@ -14,33 +16,6 @@ export interface ArmCounts {
 export interface AbArms {
   A: ArmCounts;
   B: ArmCounts;
-}
-
-export type SignificanceTest = 'two-proportion-z' | 'fisher-exact';
-
-export interface Significance {
-  /** Fisher's exact test when an expected cell count is below 5 (or nothing was sent), else the z-test. */
-  test: SignificanceTest;
-  /** The pooled z statistic, positive when B's CTR is higher. Only with the z-test. */
-  z?: number;
-  /** Two-sided p-value of the test used. */
-  pValue: number;
-  /** pValue < 0.05. */
-  significant: boolean;
-  /** 95% Wald interval (unpooled standard error) of ctrB − ctrA, clamped to [−1, 1]. Only with the z-test. */
-  ci95: [number, number] | null;
-  /** (ctrB − ctrA) / ctrA; null when ctrA is 0 or an arm has no sends. */
-  lift: number | null;
-}
-
-export interface SampleRatioCheck {
-  /** Chi-square statistic (1 degree of freedom) of the sends against a 50/50 split; null without sends. */
-  chiSquare: number | null;
-  pValue: number | null;
-  /** pValue < 0.001: the split is not what was assigned, so the result should not be trusted. */
-  mismatch: boolean;
-  /** Why no check was possible (only then). */
-  reason?: string;
 }
 
 export interface AbDecision {

@@ -40,7 +40,7 @@ export async function beginCampaignSend(deps: PublishDeps, input: { notification
       return { outcome: 'failed', reason: 'the segment no longer exists' };
     }
     const where = segmentCondition(segment.rules, segment.appId);
-    const audience = campaign.sendInLocalTime ? await snapshotInLocalTime(tx, campaign, where) : await snapshotAtOnce(tx, campaign, where);
+    const audience = campaign.sendInLocalTime ? await snapshotInLocalTime(tx, campaign, where) : await snapshotAtPlayTime(tx, campaign, where);
     Object.assign(campaign, { state: 'SENDING', filterId: input.filterId, audience, startedAt: new Date() });
     return started(tx, campaign);
   });
@@ -57,7 +57,7 @@ export async function beginCampaignSend(deps: PublishDeps, input: { notification
 }
 
 /** The whole audience in shards of about `shardSize` (at most `maxShards` of them); answers its size. */
-async function snapshotAtOnce(tx: EntityManager, campaign: Campaign, where: SqlCondition): Promise<number> {
+async function snapshotAtPlayTime(tx: EntityManager, campaign: Campaign, where: SqlCondition): Promise<number> {
   const [snapshot] = await tx.execute<Array<{ audience: number | null }>>(
     `with audience as (
        select d.id, row_number() over (order by d.id) - 1 as position, count(*) over () as total from devices d where ${where.sql}),

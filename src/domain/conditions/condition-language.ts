@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
 
-// The condition language that segments' rules and flows' conditions share: leaves `{ field, op, value }` inside
-// groups `{ all: [...] }`, `{ any: [...] }` (and, for flows, `{ not: ... }`), the limits, the value schemas of the
+// The condition language that segments' rules and experiences' conditions share: leaves `{ field, op, value }` inside
+// groups `{ all: [...] }`, `{ any: [...] }` (and, for experiences, `{ not: ... }`), the limits, the value schemas of the
 // operators both have, and the bounded walk that checks a body. Each side keeps its own field catalogue and checks
 // its leaves itself (src/domain/experiences/condition-schema.ts, src/domain/segments/rules-schema.ts).
 //
@@ -84,7 +84,7 @@ export type Checked<Leaf> = Leaf | { all: Checked<Leaf>[] } | { any: Checked<Lea
 export type LeafChecker<Leaf> = (value: Record<string, unknown>, path: Path, problems: Problem[]) => Leaf | undefined;
 
 export interface ConditionLanguageOptions<Leaf> {
-  /** The group keys the language has: all and any, and not (one part, negated) for flows. */
+  /** The group keys the language has: all and any, and not (one part, negated) for experiences. */
   groups: readonly GroupKey[];
   /** The fewest parts of an all: 0 when an empty all means something (every device), else 1. An any takes 1 or more. */
   fewestInAll: 0 | 1;

@@ -4,7 +4,7 @@ import { checkEndpointUrl } from '../endpoints/check-endpoint-url.ts';
 import { DomainError } from '../errors.ts';
 
 /**
- * Providers whose API a flow can call, and the base URL used when the connection sets none. RudderStack has no
+ * Providers whose API an experience can call, and the base URL used when the connection sets none. RudderStack has no
  * default: every workspace has a data plane URL of its own.
  */
 const outboundApis: Record<string, { defaultUrl: string | null }> = {

@@ -50,7 +50,7 @@ export async function attemptDelivery(
   if (endpoint.deletedAt) return { kind: 'endpoint_unavailable', reason: 'the endpoint was deleted' };
   if (endpoint.status !== 'enabled') return { kind: 'endpoint_unavailable', reason: 'the endpoint is disabled' };
   const event = await em.findOneOrFail(OutboundEvent, { id: delivery.eventId });
-  // A delivery first tried at once, as the flow action was routed (deliverAtOnce), comes to its batch run with one
+  // A delivery first tried immediately, as the experience action was routed (deliverImmediately), comes to its batch run with one
   // attempt recorded: the run's attempts are numbered after it.
   const attemptNumber = Math.max(input.attemptNumber, delivery.attemptCount + 1);
 

@@ -4,7 +4,7 @@ import { newId } from '../../security/ids.ts';
 import { DomainError, notFound } from '../errors.ts';
 import type { PublishDeps } from '../events/publish-event.ts';
 import { findOwnedEndpoint } from '../endpoints/find-owned-endpoint.ts';
-import { deliveryOutboxChannel } from '../../outbox/channels.ts';
+import { wakeDeliveryRelays } from '../../persistence/outbox-channels.ts';
 
 /**
  * Sends a delivered (or failed) event again to the same endpoint, under the same envelope id, so the receiver can
@@ -31,7 +31,6 @@ export async function redeliver(deps: PublishDeps, accountId: string, deliveryId
     attemptCount: 0,
   });
   await deps.em.flush();
-  // Only a wake-up: were it lost, the relay's poll finds the row all the same.
-  await deps.em.execute('select pg_notify(?, ?)', [deliveryOutboxChannel, '']);
+  await wakeDeliveryRelays(deps.em);
   return delivery;
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { derivedId, newId } from '../../security/ids.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
-import { deliveryOutboxChannel } from '../../outbox/channels.ts';
+import { deliveryOutboxChannel } from '../../persistence/outbox-channels.ts';
 import type { DeliverySettings } from '../deliveries/delivery-settings.ts';
 import { buildEnvelope, type EventInput } from './envelope.ts';
 
@@ -12,7 +12,7 @@ export interface PublishDeps {
   delivery: DeliverySettings;
   /**
    * Takes the ids of the deliveries a publish writes, in place of waking the relay: the caller sends them itself
-   * once its transaction commits (a routing chunk, `deliverAtOnce`). Should it die before, the relay's poll finds them.
+   * once its transaction commits (a routing chunk, `deliverImmediately`). Should it die before, the relay's poll finds them.
    */
   takeDeliveries?: ((deliveryIds: string[]) => void) | undefined;
 }

@@ -13,8 +13,8 @@ import {
   type ValueRules,
 } from '../conditions/condition-language.ts';
 
-// The zod side of flow conditions: a leaf `{ field, op, value }` or a group `{ all: [...] }`, `{ any: [...] }`,
-// `{ not: ... }`, walked by the shared condition language (src/domain/conditions/). What is the flows' own: the
+// The zod side of experience conditions: a leaf `{ field, op, value }` or a group `{ all: [...] }`, `{ any: [...] }`,
+// `{ not: ... }`, walked by the shared condition language (src/domain/conditions/). What is the experiences' own: the
 // fields (context-fields.ts), the operators (contains besides the shared ones) and the leaf check below.
 
 export { maxGroupParts, maxListValues, maxStringValueLength } from '../conditions/condition-language.ts';

@@ -78,7 +78,7 @@ export interface EndRunInput {
   currentNodeId: string | null;
   path: PathStep[];
   endedAt: string;
-  /** Goals the run reached as it ended (an exit goal), announced before the end (ADR 0073); none is an empty list. */
+  /** Goals the run reached as it ended (an exit goal), announced before the end (ADR 0061); none is an empty list. */
   goals: GoalReached[];
 }
 

@@ -26,7 +26,7 @@ interface Input {
 }
 
 /**
- * A flow's push node: the message to the run's person, one push to each subscribed device of the message's app whose
+ * An experience's push node: the message to the run's person, one push to each subscribed device of the message's app whose
  * clientUserId is the run's, through the send engine with the app's frequency cap and quiet hours. The pushes are
  * `push_sends` rows of source `flow`, with ids derived from the run, the node, its step and the device, written once:
  * a retry, or the call after quiet hours end, sends what is still pending. An anonymous run, or a person without a
@@ -62,7 +62,7 @@ export async function sendExperiencePush(deps: DeliverDeps, input: Input): Promi
   if (rows.length === 0) return { kind: 'done', summary: 'no device', heldUntil: null };
   const ids = rows.map((row) => row.id);
   const outcome = await deliverPushes(deps, {
-    sources: [await pendingRows(em, { scope: { kind: 'flow', sendIds: ids }, range: wholeRange, resumeAfter: input.resumeAfter })],
+    sources: [await pendingRows(em, { scope: { kind: 'experience', sendIds: ids }, range: wholeRange, resumeAfter: input.resumeAfter })],
     notification: await loadPushContent(em, notification.id),
     data: { experienceId: input.run.experienceId, experienceRunId: input.run.runId },
     ...(await appControls(em, notification.appId, { enforce: true, quietDeadline: Date.now() + notification.expiry * 60_000 })),

@@ -1,5 +1,3 @@
-import { isJsonContentType } from '../../http/body.ts';
-import { assertStorableText } from '../../http/storable-text.ts';
 import type { RateLimit } from '../../persistence/rate-limiter.ts';
 import { verifyWebhook, type WebhookVerifyFailure } from '../../security/standard-webhooks.ts';
 import { noteConnectionTraffic } from '../connections/note-traffic.ts';
@@ -14,7 +12,11 @@ export interface SignedPost {
   inboundKey: string;
   /** Reads the body's bytes, refusing one over the limit (413); called only once the connection is known. */
   readBody: () => Promise<Buffer>;
-  contentType: string | undefined;
+  /**
+   * Parses the verified bytes as the HTTP edge parses every body (400: not JSON, or text that cannot be stored);
+   * called only once the signature and the rate limit passed.
+   */
+  parseBody: (raw: Buffer) => unknown;
   headers: { id?: string | undefined; timestamp?: string | undefined; signature?: string | undefined };
 }
 
@@ -48,9 +50,7 @@ export async function ingestPost(deps: IngestDeps, post: SignedPost, now = new D
   const limit = connection.eventConfig.rateLimit ?? deps.defaultRateLimit;
   await consumeOrRefuse(deps, connection.id, limit, 1);
 
-  const body = parseJson(raw, post.contentType);
-  // The route reads its own bytes (to verify them), so the edge's check on stored text is applied here.
-  assertStorableText(body, 'body');
+  const body = post.parseBody(raw);
   const normalised = normalise(connection.provider as Provider, body, connection.mapping, { now });
   if (!normalised.ok) throw validationFailed(normalised.details);
   if (normalised.events.length > 1) await consumeOrRefuse(deps, connection.id, limit, normalised.events.length - 1);
@@ -81,14 +81,5 @@ async function consumeOrRefuse(deps: IngestDeps, key: string, limit: RateLimit, 
   const decision = await deps.rateLimiter.consume(key, limit, points);
   if (!decision.allowed) {
     throw new DomainError('rate_limited', 'Too many events for this connection; retry later', undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
-  }
-}
-
-function parseJson(raw: Buffer, contentType: string | undefined): unknown {
-  if (!isJsonContentType(contentType)) throw new DomainError('unsupported_media_type', 'Send the event as application/json');
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new DomainError('invalid_json', 'The body is not valid JSON');
   }
 }

@@ -13,7 +13,6 @@ import { linkInboundEvent } from './link-inbound-event.ts';
 import { finishInboundEvent, routeInboundEvent } from './route-inbound-event.ts';
 import { linkAndRouteChunk } from './link-and-route-chunk.ts';
 import { dispatchRouting } from '../routing/dispatch-routing.ts';
-import type { RoutingOutcome } from '../routing/route-event.ts';
 import type { PublishDeps } from '../events/publish-event.ts';
 
 export interface ProcessedEvent {
@@ -133,10 +132,10 @@ async function carryOut(
     return startIngestRun(deps.temporal, { version: 1, accepted: acceptedOf(row), config: connection.eventConfig }, sourceOf(connection));
   };
   await pMap(rows.filter((row) => row.status === 'HELD'), startHeld, { concurrency: heldStartsInParallel });
-  const routed = rows.flatMap((row) => (row.status === 'PROCESSED' && row.routingOutcome ? [{ eventId: row.id, outcome: row.routingOutcome as unknown as RoutingOutcome }] : []));
+  const routed = rows.flatMap((row) => (row.status === 'PROCESSED' && row.routingOutcome ? [{ eventId: row.id, outcome: row.routingOutcome }] : []));
   await dispatchRouting({ em: deps.em.fork(), temporal: deps.temporal, signal: deps.signal }, routed);
   return rows.map((row) => {
-    const reason = row.status === 'PROCESSED' ? (row.routingOutcome as unknown as RoutingOutcome | null)?.reason : row.statusReason;
+    const reason = row.status === 'PROCESSED' ? row.routingOutcome?.reason : row.statusReason;
     return { eventId: row.id, state: { status: row.status, visitorId: row.visitorId ?? null, ...(reason ? { reason } : {}) } };
   });
 }

@@ -3,7 +3,8 @@ import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import { countPushResponses } from '../sends/push-responses.ts';
 import type { PublishDeps } from '../events/publish-event.ts';
 import { dispatchRouting } from '../routing/dispatch-routing.ts';
-import { routeEvent, type RoutingOutcome } from '../routing/route-event.ts';
+import { routeEvent } from '../routing/route-event.ts';
+import type { RoutingOutcome } from '../routing/routing-outcome.ts';
 import { lockPerson } from '../../persistence/person-lock.ts';
 import { upsertVisitor } from '../visitors/link-visitor.ts';
 
@@ -24,7 +25,7 @@ export async function routeInboundEvent(
 ): Promise<RoutingOutcome> {
   const outcome = await deps.em.transactional(async (tx) => {
     const event = await tx.findOneOrFail(InboundEvent, { id: input.eventId });
-    if (event.status === 'PROCESSED' && event.routingOutcome) return event.routingOutcome as unknown as RoutingOutcome;
+    if (event.status === 'PROCESSED' && event.routingOutcome) return event.routingOutcome;
     if (event.clientUserId) await lockPerson(tx, event.accountId, event.clientUserId);
     if (event.clientUserId) {
       // A person's events are routed in the order they were received: wait while an older one is still held. This

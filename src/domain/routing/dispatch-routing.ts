@@ -7,7 +7,8 @@ import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import type { ExperienceRunInput, RunEvent } from '../../../workflows/experience-run.contract.ts';
 import { deliverEventsToRun, startExperienceRun } from '../../temporal/starters/experience-run.ts';
-import { versionKey, type RoutingOutcome } from './route-event.ts';
+import { versionKey } from './route-event.ts';
+import type { RoutingOutcome } from './routing-outcome.ts';
 
 /** Temporal calls a dispatch has in flight at once. */
 const callsInParallel = 16;

@@ -13,17 +13,7 @@ import type { ExperienceDefinition } from '../experiences/definition-schema.ts';
 import { eventTypesHeard } from '../../sandbox-safe/experiences/definition-graph.ts';
 import type { PublishDeps } from '../events/publish-event.ts';
 import { walkFirstSteps } from '../experiences/walk-first-steps.ts';
-
-/**
- * What routing decided for one event, stored on the event (GET /accounts/{accountId}/events shows it): the active
- * experiences whose trigger it matched, the runs it started, and the live runs of the same person it was handed to.
- */
-export interface RoutingOutcome {
-  matchedExperiences: string[];
-  startedRuns: string[];
-  deliveredTo: string[];
-  reason: string;
-}
+import type { RoutingOutcome } from './routing-outcome.ts';
 
 /** The person an event is routed for: the visitor, with the attributes conditions read. */
 export interface RoutedPerson {
@@ -72,19 +62,19 @@ export interface LiveRun {
 
 // A version's definition never changes once published, so what it hears is kept per version; bounded, since only
 // the versions of live runs are ever looked up.
-const heardByVersion = new Map<string, ReadonlySet<string>>();
-const heardByVersionLimit = 10_000;
+const eventTypesHeardCache = new Map<string, ReadonlySet<string>>();
+const eventTypesHeardCacheLimit = 10_000;
 /** A version's key: its experience and number. */
 export const versionKey = (version: { experienceId: string; version: number }) => `${version.experienceId}\u0000${version.version}`;
 
 /** What runs of this version hear, remembered for the next lookup. */
-export function heardBy(version: Pick<ExperienceVersion, 'experienceId' | 'version' | 'definition'>): ReadonlySet<string> {
+export function cachedEventTypesHeard(version: Pick<ExperienceVersion, 'experienceId' | 'version' | 'definition'>): ReadonlySet<string> {
   const key = versionKey(version);
-  let heard = heardByVersion.get(key);
+  let heard = eventTypesHeardCache.get(key);
   if (!heard) {
     heard = eventTypesHeard(version.definition);
-    if (heardByVersion.size >= heardByVersionLimit) heardByVersion.delete(heardByVersion.keys().next().value!);
-    heardByVersion.set(key, heard);
+    if (eventTypesHeardCache.size >= eventTypesHeardCacheLimit) eventTypesHeardCache.delete(eventTypesHeardCache.keys().next().value!);
+    eventTypesHeardCache.set(key, heard);
   }
   return heard;
 }
@@ -98,11 +88,11 @@ export async function loadLiveRuns(tx: EntityManager, accountId: string, visitor
   const heard = new Map<string, ReadonlySet<string>>();
   const unknown = new Map<string, { experienceId: string; version: number }>();
   for (const run of runs) {
-    const known = heardByVersion.get(versionKey(run));
+    const known = eventTypesHeardCache.get(versionKey(run));
     if (known) heard.set(versionKey(run), known);
     else unknown.set(versionKey(run), { experienceId: run.experienceId, version: run.version });
   }
-  if (unknown.size > 0) for (const version of await tx.find(ExperienceVersion, { $or: [...unknown.values()] })) heard.set(versionKey(version), heardBy(version));
+  if (unknown.size > 0) for (const version of await tx.find(ExperienceVersion, { $or: [...unknown.values()] })) heard.set(versionKey(version), cachedEventTypesHeard(version));
   for (const run of runs) live.set(run.visitorId!, [...(live.get(run.visitorId!) ?? []), { id: run.id, heard: heard.get(versionKey(run))! }]);
   return live;
 }
@@ -158,7 +148,7 @@ export async function decideRouting(
       const first = await walkFirstSteps({ ...publish, em: tx }, { run: ref, entryKey: run.entryKey }, definition, context);
       if (first.ended) continue; // no later event can reach it
     }
-    entered.push({ id: run.runId, heard: heardBy(version) });
+    entered.push({ id: run.runId, heard: cachedEventTypesHeard(version) });
   }
 
   const deliveredTo = liveRuns.filter((run) => run.heard.has(event.eventType) && !startedRuns.includes(run.id)).map((run) => run.id);

@@ -28,7 +28,7 @@ export interface ResealOutcome {
 }
 
 /**
- * Re-seals, for their row's context, the endpoint and connection secrets stored before docs/adr/0043-sealed-secrets-are-bound-to-their-row.md (`v1.`, sealed
+ * Re-seals, for their row's context, the endpoint and connection secrets stored before docs/adr/0002-stored-secrets-are-sealed-with-secrets-key.md (`v1.`, sealed
  * without one). The API runs it when it starts. Each value is written only if the row still holds the value read, so
  * any number of instances may run it at once, and a rotation in between wins. Stored Idempotency-Key answers are left
  * to expire (24 h). Rows are walked in id order, `batchSize` at a time, so one run holds no long lock.

@@ -1,5 +1,5 @@
 /**
- * What each sealed secret is sealed for (the secret box's context, docs/adr/0043-sealed-secrets-are-bound-to-their-row.md): the kind of row, its id, and which
+ * What each sealed secret is sealed for (the secret box's context, docs/adr/0002-stored-secrets-are-sealed-with-secrets-key.md): the kind of row, its id, and which
  * of its secrets. A rotated secret keeps its context when it becomes the previous one, since it stays the same row's
  * secret of the same kind.
  */

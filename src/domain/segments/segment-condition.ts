@@ -6,7 +6,7 @@ import { isGroup, parseSegmentField, type ColumnField, type Scalar, type Segment
 // text holds no other `?`, so no jsonb `?` operator: key existence is spelled with jsonb_typeof.
 //
 // Only all/any groups combine conditions (no `not`), so a condition that is NULL for a device (a missing column)
-// counts as false; the negations (neq, nin, notExists) are written to be true on a missing value, as flows do.
+// counts as false; the negations (neq, nin, notExists) are written to be true on a missing value, as experiences' conditions do.
 // Which predicates an index serves is in docs/decisions.md ("Segment SQL and its indexes").
 
 export interface SqlCondition {

@@ -1,6 +1,6 @@
 // The rules of a segment (the spec's `filterId`): a group `{ all: [...] }` or `{ any: [...] }` of conditions
 // `{ field, op, value }` and nested groups. Validated by rules-schema.ts, compiled to SQL by segment-condition.ts.
-// Semantics are those of flow conditions (docs/decisions.md): a missing attribute and a null one behave alike, eq is
+// Semantics are those of experience conditions (docs/decisions.md): a missing attribute and a null one behave alike, eq is
 // strict ("1" is not 1), neq, nin and notExists are the exact negations of eq, in and exists.
 
 export type Scalar = string | number | boolean;
@@ -46,7 +46,7 @@ export const maxFieldLength = 300;
 /** The rule, worded for error messages. */
 export const fieldRule = `must be ${columnFields.join(', ')}, or attributes.<key> (up to ${maxAttributePathSteps} keys separated by dots, e.g. attributes.address.country)`;
 
-// A key is any run of characters other than ".", whitespace, "{", "}", "[" and "]" (as in flow conditions), so that
+// A key is any run of characters other than ".", whitespace, "{", "}", "[" and "]" (as in experience conditions), so that
 // "$plan" or "plan-name" work. Each step names an object key; a numeric step does not index an array.
 const attributePattern = new RegExp(`^attributes((?:\\.[^.\\s{}[\\]]+){1,${maxAttributePathSteps}})$`);
 

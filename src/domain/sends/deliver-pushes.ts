@@ -6,12 +6,12 @@ import type { CapGate } from './frequency-cap.ts';
 import type { QuietGate, QuietHold } from './quiet-hours.ts';
 
 /**
- * The one send engine: A/B arms, the A/B remainder, campaigns, flow push nodes and test sends all go through
+ * The one send engine: A/B arms, the A/B remainder, campaigns, experiences' push nodes and test sends all go through
  * `deliverPushes`. Before a wave is sent, the app's quiet hours may hold some of its pushes and its frequency cap
  * answer others `capped` (quiet-hours.ts, frequency-cap.ts).
  *
  * A send's pushes come from wave sources, each taken to its end in turn: `pending` rows written before the send
- * (pending-rows.ts: A/B arms, test sends, flow pushes, a campaign's retries and its pushes held by quiet hours) or a campaign shard's snapshot
+ * (pending-rows.ts: A/B arms, test sends, experiences' pushes, a campaign's retries and its pushes held by quiet hours) or a campaign shard's snapshot
  * (campaigns/campaign-shard-source.ts). The engine works in waves of the provider's `waveSize`: it waits for the
  * wave's slots in the provider's pace, has the source claim a wave (committed before anything is sent), hands
  * those messages to the provider, and has the source store every answer, unsubscribing devices whose token is gone.

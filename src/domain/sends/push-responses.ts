@@ -27,7 +27,7 @@ export async function countPushResponses(tx: EntityManager, event: RespondingEve
 /**
  * One statement: the account's messages converted by this event type (through their own index; none for most
  * events), the person's devices, and, per message, the person's latest sent push of it within the message's window
- * before the event, from a campaign, an A/B test or a flow (each through its own index by device); that push is
+ * before the event, from a campaign, an A/B test or an experience (each through its own index by device); that push is
  * marked converted unless it already is. An earlier push of the same message is never marked instead.
  */
 async function attributeConversion(tx: EntityManager, event: RespondingEvent & { clientUserId: string }): Promise<void> {

@@ -10,8 +10,8 @@ export type SendScope =
   /** A campaign's pushes held by quiet hours (`not_before` set), through their own partial index. */
   | { kind: 'campaign-held'; notificationId: string }
   | { kind: 'test'; sendIds: string[] }
-  /** A flow's push node: its rows, by id. */
-  | { kind: 'flow'; sendIds: string[] };
+  /** An experience's push node: its rows (source `flow`), by id. */
+  | { kind: 'experience'; sendIds: string[] };
 
 /** `?, ?, …`: MikroORM writes each parameter into the SQL text (escaped) and an array as a comma list, so a list takes one mark per value. */
 export const marks = (count: number) => Array.from({ length: count }, () => '?').join(', ');
@@ -32,7 +32,7 @@ export function scopeCondition(scope: SendScope): { sql: string; params: unknown
         params: [scope.notificationId, scope.notificationId],
       };
     case 'test':
-    case 'flow':
+    case 'experience':
       return { sql: `s.id in (${marks(scope.sendIds.length)})`, params: scope.sendIds };
   }
 }

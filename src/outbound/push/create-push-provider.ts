@@ -5,10 +5,13 @@ import { createFcmPushProvider } from './fcm-provider.ts';
 import { createLogPushProvider } from './log-provider.ts';
 import type { PushProvider } from './push-provider.ts';
 
-/** PUSH_PROVIDER and, for fcm, its settings (src/config.ts checks the combination). */
+/**
+ * PUSH_PROVIDER and, for fcm, its settings (src/config.ts checks the combination). `ca`: the one CA that FCM's and the
+ * token endpoint's certificates are trusted by (`npm start`'s fake FCM), instead of the usual ones.
+ */
 export type PushSettings =
   | { provider: 'log' }
-  | { provider: 'fcm'; serviceAccountFile: string; baseUrl: string; concurrency: number; maxPerMinute: number };
+  | { provider: 'fcm'; serviceAccountFile: string; baseUrl: string; concurrency: number; maxPerMinute: number; ca?: string };
 
 /**
  * The provider the settings name. `ca` adds a trusted CA for FCM's endpoints (tests); fcm reads its key file now and
@@ -24,5 +27,5 @@ export function createPushProvider(
   const { maxPerMinute, ...fcm } = settings;
   const { em } = options;
   const paceFor = em ? (projectId: string) => createPushPace(em, { key: `fcm:${projectId}`, perMinute: maxPerMinute }) : undefined;
-  return createFcmPushProvider({ ...fcm, connections: fcm.concurrency * (options.batchesInParallel ?? 1), logger: options.logger, ca: options.ca, paceFor });
+  return createFcmPushProvider({ ...fcm, connections: fcm.concurrency * (options.batchesInParallel ?? 1), logger: options.logger, ca: fcm.ca ?? options.ca, paceFor });
 }

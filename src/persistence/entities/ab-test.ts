@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { winnerMetrics, type AbTestResults } from '../../domain/abtests/results-types.ts';
+import { abTestResultsSchema, winnerMetrics } from '../../domain/abtests/results-types.ts';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import type * as AbTestWorkflow from '../../../workflows/ab-test.contract.ts';
 import { App } from './app.ts';
@@ -35,7 +36,7 @@ export const AbTest = defineEntity({
     expiry: p.integer(),
     testPercent: p.integer(),
     audienceSize: p.integer().nullable(),
-    results: p.json<AbTestResults>().nullable(),
+    results: storedJson(abTestResultsSchema).nullable(),
     winner: p.string().length(1).nullable(),
     /** What decides the winner: click-through rate, or the messages' conversion rate. */
     winnerMetric: p.enum(winnerMetrics).default('ctr').fieldName('winner_metric'),

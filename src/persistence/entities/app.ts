@@ -1,17 +1,14 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 
-export interface FrequencyCap {
-  max: number;
-  hours: number;
-}
+const frequencyCapSchema = z.object({ max: z.number(), hours: z.number() });
+export type FrequencyCap = z.infer<typeof frequencyCapSchema>;
 
 /** Local wall-clock times (`HH:MM`) in each device's zone; `delay` holds a push until they end, `skip` drops it. */
-export interface QuietHours {
-  start: string;
-  end: string;
-  action: 'delay' | 'skip';
-}
+const quietHoursSchema = z.object({ start: z.string(), end: z.string(), action: z.enum(['delay', 'skip']) });
+export type QuietHours = z.infer<typeof quietHoursSchema>;
 
 /** An application of an account; messages, jobs and tests belong to one. */
 export const App = defineEntity({
@@ -24,9 +21,9 @@ export const App = defineEntity({
     /** The IANA time zone of the app's devices that do not name one (sends in local time, quiet hours). */
     defaultTimezone: p.string().length(64).default('UTC').fieldName('default_timezone'),
     /** At most `max` non-test pushes per device in any `hours`, across the app's sends; null for no cap. */
-    frequencyCap: p.json<FrequencyCap>().nullable().fieldName('frequency_cap'),
-    /** No push reaches a device in these local hours (campaign sends and flow pushes); null for none. */
-    quietHours: p.json<QuietHours>().nullable().fieldName('quiet_hours'),
+    frequencyCap: storedJson(frequencyCapSchema).nullable().fieldName('frequency_cap'),
+    /** No push reaches a device in these local hours (campaign sends and experiences' pushes); null for none. */
+    quietHours: storedJson(quietHoursSchema).nullable().fieldName('quiet_hours'),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -1,5 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type * as IngestEventWorkflow from '../../../workflows/ingest-event.contract.ts';
+import { z } from 'zod';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import type { Agrees, SameType } from './same-type.ts';
 import { updatedAtProperty } from './updated-at.ts';
@@ -7,12 +9,13 @@ import { updatedAtProperty } from './updated-at.ts';
 export const connectionStatuses = ['active', 'paused'] as const;
 export type ConnectionStatus = (typeof connectionStatuses)[number];
 
-export interface EventConfig {
-  eventTypes?: string[] | undefined;
-  createVisitors: boolean;
-  holdTtlHours: number;
-  rateLimit?: { perSecond: number; burst: number } | undefined;
-}
+export const eventConfigSchema = z.object({
+  eventTypes: z.array(z.string()).optional(),
+  createVisitors: z.boolean(),
+  holdTtlHours: z.number(),
+  rateLimit: z.object({ perSecond: z.number(), burst: z.number() }).optional(),
+});
+export type EventConfig = z.infer<typeof eventConfigSchema>;
 // A held event's run is started with the connection's settings (its contract's own type): they must stay the same.
 type _EventConfigsAgree = Agrees<SameType<EventConfig, IngestEventWorkflow.EventConfig>>;
 
@@ -34,8 +37,8 @@ export const Connection = defineEntity({
     signingSecretSealed: p.text().hidden(),
     previousSigningSecretSealed: p.text().nullable().hidden(),
     previousSigningSecretExpiresAt: p.datetime().nullable(),
-    mapping: p.json<Record<string, string>>(),
-    eventConfig: p.json<EventConfig>(),
+    mapping: storedJson(z.record(z.string(), z.string())),
+    eventConfig: storedJson(eventConfigSchema),
     outboundCredentialSealed: p.text().nullable().hidden(),
     /** The base of the provider's API as the account set it; null means the provider's default, if it has one. */
     outboundUrl: p.string().length(2048).nullable(),

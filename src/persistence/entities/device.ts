@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { jsonObjectSchema, storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
 import { updatedAtProperty } from './updated-at.ts';
@@ -26,7 +27,7 @@ export const Device = defineEntity({
     token: p.string().length(1024).nullable(),
     platform: p.enum(platforms),
     clientUserId: p.string().length(255).nullable(),
-    attributes: p.json<Record<string, unknown>>(),
+    attributes: storedJson(jsonObjectSchema),
     subscribed: p.boolean(),
     locale: p.string().length(35).nullable(),
     timezone: p.string().length(64).nullable(),

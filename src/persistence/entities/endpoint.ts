@@ -1,4 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { updatedAtProperty } from './updated-at.ts';
 
@@ -16,7 +18,7 @@ export const Endpoint = defineEntity({
     id: p.string().length(40).primary(),
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     url: p.text(),
-    eventTypes: p.json<string[]>(),
+    eventTypes: storedJson(z.array(z.string())),
     description: p.string().length(500).nullable(),
     status: p.enum(endpointStatuses),
     disabledReason: p.text().nullable(),

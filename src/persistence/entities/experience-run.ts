@@ -1,6 +1,8 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { PathStep } from '../../sandbox-safe/experiences/run-path.ts';
 import type * as RunWorkflow from '../../../workflows/experience-run.contract.ts';
+import { z } from 'zod';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { Experience } from './experience.ts';
 import type { Agrees, SameType } from './same-type.ts';
@@ -17,6 +19,10 @@ export type ExperienceEndReason = (typeof experienceEndReasons)[number];
 // The run's workflow reports and ends with these (its contract's own types): they must stay the same.
 type _StatusesAgree = Agrees<SameType<ExperienceRunStatus, RunWorkflow.ExperienceRunStatus>>;
 type _EndReasonsAgree = Agrees<SameType<ExperienceEndReason, RunWorkflow.ExperienceEndReason>>;
+/** One step of a run's path: the node, when the run left it, and what happened there. */
+const pathStepSchema = z.object({ nodeId: z.string(), type: z.string(), at: z.string(), outcome: z.string() });
+// The path is stored as the workflow reports it (src/sandbox-safe's type): the stored shape must stay the same.
+type _PathStepsAgree = Agrees<SameType<z.infer<typeof pathStepSchema>, PathStep>>;
 
 /**
  * One person's run through one version of an experience, written by routing when the run is decided and by the
@@ -41,7 +47,7 @@ export const ExperienceRun = defineEntity({
     workflowId: p.string().length(400).nullable(),
     status: p.enum(experienceRunStatuses),
     currentNodeId: p.string().length(64).nullable(),
-    path: p.json<PathStep[]>(),
+    path: storedJson(z.array(pathStepSchema)),
     enteredAt: p.datetime(),
     endedAt: p.datetime().nullable(),
     endReason: p.enum(experienceEndReasons).nullable(),

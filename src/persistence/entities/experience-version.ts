@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { ExperienceDefinition } from '../../domain/experiences/definition-schema.ts';
+import { experienceDefinitionSchema } from '../../domain/experiences/definition-schema.ts';
+import { storedJson } from '../stored-json.ts';
 import { Experience } from './experience.ts';
 
 /** A published, immutable version of an experience's definition. Runs keep the version they entered on. */
@@ -10,7 +11,7 @@ export const ExperienceVersion = defineEntity({
     id: p.uuid().primary(),
     experienceId: () => p.manyToOne(Experience).mapToPk().fieldName('experience_id'),
     version: p.integer(),
-    definition: p.json<ExperienceDefinition>(),
+    definition: storedJson(experienceDefinitionSchema),
     publishedAt: p.datetime(),
   },
   uniques: [{ properties: ['experienceId', 'version'] }],

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { ExperienceDefinition } from '../../domain/experiences/definition-schema.ts';
+import { experienceDefinitionSchema } from '../../domain/experiences/definition-schema.ts';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { updatedAtProperty } from './updated-at.ts';
 
@@ -7,7 +8,7 @@ export const experienceStatuses = ['draft', 'active', 'paused', 'archived'] as c
 export type ExperienceStatus = (typeof experienceStatuses)[number];
 
 /**
- * A flow of an account: its latest definition (edited freely) and, once published, the number of its latest frozen
+ * An experience of an account (what the interface spec calls a flow): its latest definition (edited freely) and, once published, the number of its latest frozen
  * version. `triggerEventType` is the published version's trigger, kept here so routing finds the experiences an
  * event may start with one indexed query.
  */
@@ -19,7 +20,7 @@ export const Experience = defineEntity({
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     name: p.string().length(200),
     status: p.enum(experienceStatuses),
-    definition: p.json<ExperienceDefinition>(),
+    definition: storedJson(experienceDefinitionSchema),
     version: p.integer().nullable(),
     triggerEventType: p.string().length(200).nullable(),
     publishedAt: p.datetime().nullable(),

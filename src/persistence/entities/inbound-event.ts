@@ -1,4 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import { routingOutcomeSchema } from '../../domain/routing/routing-outcome.ts';
+import { jsonObjectSchema, storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { Connection } from './connection.ts';
 
@@ -22,9 +25,9 @@ export const InboundEvent = defineEntity({
     eventType: p.string().length(200),
     occurredAt: p.datetime(),
     clientUserId: p.string().length(255).nullable(),
-    attributes: p.json<Record<string, unknown>>().nullable(),
-    endpoints: p.json<{ email?: string; phone?: string }>().nullable(),
-    raw: p.json<Record<string, unknown>>().nullable(),
+    attributes: storedJson(jsonObjectSchema).nullable(),
+    endpoints: storedJson(z.object({ email: z.string().optional(), phone: z.string().optional() })).nullable(),
+    raw: storedJson(jsonObjectSchema).nullable(),
     status: p.enum(inboundEventStatuses),
     statusReason: p.text().nullable(),
     visitorId: p.uuid().nullable(),
@@ -35,7 +38,7 @@ export const InboundEvent = defineEntity({
     relayClaimedAt: p.datetime().nullable(),
     /** The task queue of the API that accepted the event: only that queue's relays claim it (null: before the outbox). */
     taskQueue: p.string().length(200).nullable(),
-    routingOutcome: p.json<Record<string, unknown>>().nullable(),
+    routingOutcome: storedJson(routingOutcomeSchema).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     processedAt: p.datetime().nullable(),
   },

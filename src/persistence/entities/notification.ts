@@ -1,4 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
 import { updatedAtProperty } from './updated-at.ts';
@@ -7,10 +9,8 @@ export const notificationStatuses = ['DRAFT', 'RECORDING', 'READY'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
 
 /** What counts as a conversion of a message: an event of this type from a person it reached within so many hours. */
-export interface ConversionGoal {
-  eventType: string;
-  withinHours: number;
-}
+const conversionGoalSchema = z.object({ eventType: z.string(), withinHours: z.number() });
+export type ConversionGoal = z.infer<typeof conversionGoalSchema>;
 
 /** A rich push message. `status` follows its recording job: DRAFT → RECORDING → READY. */
 export const Notification = defineEntity({
@@ -29,7 +29,7 @@ export const Notification = defineEntity({
     fbText: p.text().nullable(),
     expiry: p.integer(),
     playTime: p.bigint('number').nullable(),
-    about: p.json<unknown[]>(),
+    about: storedJson(z.array(z.unknown())),
     filterId: p.string().length(128).nullable(),
     priority: p.string().length(16),
     favourite: p.integer(),
@@ -40,7 +40,7 @@ export const Notification = defineEntity({
     recordingUrl: p.text().nullable(),
     recordingFileId: p.uuid().nullable(),
     recordingStockId: p.uuid().nullable(),
-    conversion: p.json<ConversionGoal>().nullable(),
+    conversion: storedJson(conversionGoalSchema).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: updatedAtProperty(),
   },

@@ -20,7 +20,7 @@ import { abTestArms } from './ab-test-member.ts';
 export const pushSendStatuses = ['pending', 'sending', 'sent', 'failed', 'unregistered', 'skipped', 'unconfirmed', 'cancelled', 'capped', 'quiet', 'expired'] as const;
 export type PushSendStatus = (typeof pushSendStatuses)[number];
 
-/** What sent a push: an A/B test's arm, a message's campaign send, a test send to chosen devices, or a flow's push node. */
+/** What sent a push: an A/B test's arm, a message's campaign send, a test send to chosen devices, or an experience's push node (source `flow`, the interface spec's word for an experience). */
 export const pushSendSources = ['abtest', 'campaign', 'test', 'flow'] as const;
 export type PushSendSource = (typeof pushSendSources)[number];
 

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { SegmentRules } from '../../domain/segments/segment-rules.ts';
+import { segmentRulesSchema } from '../../domain/segments/rules-schema.ts';
+import { storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
 import { updatedAtProperty } from './updated-at.ts';
@@ -16,7 +17,7 @@ export const Segment = defineEntity({
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     appId: () => p.manyToOne(App).mapToPk().fieldName('app_id'),
     name: p.string().length(200),
-    rules: p.json<SegmentRules>(),
+    rules: storedJson(segmentRulesSchema),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: updatedAtProperty(),
   },

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { jsonObjectSchema, storedJson } from '../stored-json.ts';
 import { Account } from './account.ts';
 import { updatedAtProperty } from './updated-at.ts';
 
@@ -10,7 +11,7 @@ export const Visitor = defineEntity({
     id: p.uuid().primary(),
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     clientUserId: p.string().length(255),
-    attributes: p.json<Record<string, unknown>>(),
+    attributes: storedJson(jsonObjectSchema),
     email: p.string().length(320).nullable(),
     phone: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -1,18 +1,19 @@
 import { attemptDelivery, type AttemptDeps, type AttemptResult } from '../domain/deliveries/attempt-delivery.ts';
 import { finishDelivery } from '../domain/deliveries/finish-delivery.ts';
 import type { Logger } from '../logger.ts';
+import { wakeDeliveryRelays } from '../persistence/outbox-channels.ts';
 import type { BatchedDelivery } from '../../workflows/deliver-batch.contract.ts';
-import { assignPendingToBatchRun, claimDeliveriesById, markBatchStarted, startClaimedBatch, wakeDeliveryRelays, type ClaimedBatch } from './delivery-batches.ts';
+import { assignPendingToBatchRun, claimDeliveriesById, markBatchStarted, startClaimedBatch, type ClaimedBatch } from './delivery-batches.ts';
 
 /** More deliveries than this from one caller go to the relay, which batches them into runs with others. */
-export const atOnceMax = 8;
+export const immediateDeliveryMax = 8;
 /**
- * How long the at-once attempts may take, all of them together: an endpoint slower than this has its attempt
+ * How long the immediate attempts may take, all of them together: an endpoint slower than this has its attempt
  * aborted (and recorded) and is left to a batch run, so a slow receiver never holds up the routing that called.
  */
-export const atOnceBudgetMs = 2_000;
+export const immediateDeliveryBudgetMs = 2_000;
 
-export interface AtOnceDeps extends AttemptDeps {
+export interface ImmediateDeliveryDeps extends AttemptDeps {
   logger: Logger;
   /** Aborts the attempts in flight (the calling activity is cancelled). */
   signal?: AbortSignal | undefined;
@@ -20,35 +21,35 @@ export interface AtOnceDeps extends AttemptDeps {
 
 /**
  * Sends deliveries its caller has just committed to the outbox without waking the relay (`takeDeliveries`), once
- * each, at once, from where the caller runs: a flow's action reaches its receiver without a `deliverBatch` run's start
- * and workflow task in between (ADR 0072). A delivery is claimed first, into a batch of its own, as the relay would
+ * each, immediately, from where the caller runs: an experience's action reaches its receiver without a `deliverBatch` run's start
+ * and workflow task in between (ADR 0027). A delivery is claimed first, into a batch of its own, as the relay would
  * claim it, so the relay never sends it too. What the attempt does not settle (the receiver failed, or answered too
  * slowly) goes on in the batch's `deliverBatch` run, which is started for those deliveries alone and retries them on
  * the usual schedule; if this process dies in between, the relay's recovery starts the run for the whole batch
  * (`claimDeliveriesById`'s lease), and a run finds a delivered row delivered and does not send it again.
  *
- * More than `atOnceMax` deliveries, a cancelled caller, or any failure here, leave everything to the relay, which
+ * More than `immediateDeliveryMax` deliveries, a cancelled caller, or any failure here, leave everything to the relay, which
  * this wakes: the rows are committed, so nothing is lost, only sent a batch run later. `sentBy` names the run the
  * caller is part of: a delivery's workflow id while this sends it, and after, if this settled it.
  */
-export async function deliverAtOnce(deps: AtOnceDeps, deliveryIds: string[], sentBy: string): Promise<void> {
+export async function deliverImmediately(deps: ImmediateDeliveryDeps, deliveryIds: string[], sentBy: string): Promise<void> {
   const unique = [...new Set(deliveryIds)];
   if (unique.length === 0) return;
   try {
     // A cancelled caller (a worker shutting down) makes no attempt that would only be cut short and logged.
-    if (unique.length > atOnceMax || deps.signal?.aborted) return void (await wakeDeliveryRelays(deps.em));
-    const batch = await claimDeliveriesById(deps.em, { taskQueue: deps.publish.temporal.taskQueue, deliveryIds: unique, leaseMs: atOnceBudgetMs, sentBy });
+    if (unique.length > immediateDeliveryMax || deps.signal?.aborted) return void (await wakeDeliveryRelays(deps.em));
+    const batch = await claimDeliveriesById(deps.em, { taskQueue: deps.publish.temporal.taskQueue, deliveryIds: unique, leaseMs: immediateDeliveryBudgetMs, sentBy });
     if (batch) await attemptBatch(deps, batch);
   } catch (error) {
-    deps.logger.warn({ err: error, deliveries: unique.length }, 'sending deliveries at once failed; the relay sends them');
+    deps.logger.warn({ err: error, deliveries: unique.length }, 'sending deliveries immediately failed; the relay sends them');
     await wakeDeliveryRelays(deps.em).catch(() => undefined);
   }
 }
 
-async function attemptBatch(deps: AtOnceDeps, batch: ClaimedBatch): Promise<void> {
+async function attemptBatch(deps: ImmediateDeliveryDeps, batch: ClaimedBatch): Promise<void> {
   const abort = new AbortController();
   const stop = () => abort.abort(deps.signal?.reason);
-  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within the ${atOnceBudgetMs} ms of a first attempt made at once`, 'TimeoutError')), atOnceBudgetMs);
+  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within the ${immediateDeliveryBudgetMs} ms of a first attempt made immediately`, 'TimeoutError')), immediateDeliveryBudgetMs);
   deps.signal?.addEventListener('abort', stop, { once: true });
   let results: AttemptResult[];
   try {

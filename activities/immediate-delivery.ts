@@ -1,13 +1,13 @@
 import { Context } from '@temporalio/activity';
-import { deliverAtOnce } from '../src/outbox/deliver-at-once.ts';
+import { deliverImmediately } from '../src/outbox/deliver-immediately.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /**
  * Runs a step whose publishes hand their deliveries back (`takeDeliveries`) instead of waking the relay, then sends
- * them from this activity, at once (ADR 0072): after the step commits, and also after it failed, for what committed
+ * them from this activity, immediately (ADR 0027): after the step commits, and also after it failed, for what committed
  * before. The deliveries name the run this activity is part of while they are sent.
  */
-export async function publishingAtOnce<T>(deps: ActivityDeps, step: (takeDeliveries: (ids: string[]) => void) => Promise<T>): Promise<T> {
+export async function withImmediateDelivery<T>(deps: ActivityDeps, step: (takeDeliveries: (ids: string[]) => void) => Promise<T>): Promise<T> {
   const { cancellationSignal: signal, info } = Context.current();
   const written: string[] = [];
   // An activity always runs for a run; the fallback only satisfies the type.
@@ -17,6 +17,6 @@ export async function publishingAtOnce<T>(deps: ActivityDeps, step: (takeDeliver
   } finally {
     const em = deps.orm.em.fork();
     const { http, secrets, temporal, delivery, metrics, logger } = deps;
-    await deliverAtOnce({ em, http, secrets, publish: { em, temporal, delivery }, metrics, logger, signal }, written, sentBy);
+    await deliverImmediately({ em, http, secrets, publish: { em, temporal, delivery }, metrics, logger, signal }, written, sentBy);
   }
 }

@@ -1,10 +1,10 @@
 import { generate } from 'selfsigned';
 
 /**
- * A self-signed certificate for `localhost`, 127.0.0.1 and ::1, made once per run: test receivers and bench
- * receivers serve it and the delivery client is told to trust it. Free of vitest, so the benches can use it.
+ * A self-signed certificate for `localhost`, 127.0.0.1 and ::1, made once per run: the tests' and benches' receivers
+ * and `npm start`'s fake FCM serve it, and the client that calls them is told to trust it.
  */
-export async function generateTestCertificate(): Promise<{ cert: string; key: string }> {
+export async function generateLocalCertificate(): Promise<{ cert: string; key: string }> {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     algorithm: 'sha256',

@@ -1,7 +1,7 @@
 import { describe, expect, it, type TestContext } from 'vitest';
 import { newAccount, type TestAccount } from '../support/api.ts';
 import { verifyWith } from '../support/deliveries.ts';
-import { flow, publishedExperience, waitForRuns } from '../support/experiences.ts';
+import { experienceDefinition, publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned, waitForEvent, type ConnectionFixture } from '../support/ingest.ts';
 import { newProviderConnection, originOf } from '../support/providers.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -33,7 +33,7 @@ describe('experience runs', () => {
     const { account, connection, endpoint } = await setUp(t);
     const experience = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         goals: [{ id: 'purchased', eventType: 'purchase', conditions: null, exit: true }],
         nodes: [
           { id: 'welcome', type: 'webhook', result: { step: 'welcome', plan: '{{event.attributes.plan}}' }, next: 'await' },
@@ -42,19 +42,19 @@ describe('experience runs', () => {
         ],
       }),
     );
-    await send(connection, { eventType: 'signup', clientUserId: 'u_flow_1', attributes: { plan: 'pro' } });
+    await send(connection, { eventType: 'signup', clientUserId: 'u_experience_1', attributes: { plan: 'pro' } });
     await endpoint.receiver.waitForRequests(1);
     expect(envelopes(endpoint)[0]).toMatchObject({
       type: 'experience.action',
       experienceId: experience.experienceId,
       accountId: account.accountId,
-      data: { clientUserId: 'u_flow_1', visitorId: expect.any(String), attributes: { plan: 'pro' }, result: { step: 'welcome', plan: 'pro', nodeId: 'welcome' } },
+      data: { clientUserId: 'u_experience_1', visitorId: expect.any(String), attributes: { plan: 'pro' }, result: { step: 'welcome', plan: 'pro', nodeId: 'welcome' } },
     });
 
     const [waiting] = await waitForRuns(account, experience.experienceId, (runs) => runs[0]?.currentNodeId === 'await' && runs[0]?.path.length === 1);
-    expect(waiting).toMatchObject({ status: 'running', clientUserId: 'u_flow_1', version: 1, endedAt: null });
+    expect(waiting).toMatchObject({ status: 'running', clientUserId: 'u_experience_1', version: 1, endedAt: null });
 
-    const purchase = await send(connection, { eventType: 'purchase', clientUserId: 'u_flow_1' });
+    const purchase = await send(connection, { eventType: 'purchase', clientUserId: 'u_experience_1' });
     const [ended] = await waitForRuns(account, experience.experienceId, (runs) => runs[0]?.status !== 'running');
     expect(ended).toMatchObject({ status: 'goal_reached', endReason: 'goal_reached', currentNodeId: 'await', endedAt: expect.any(String) });
     expect(ended.path.map((step: { nodeId: string }) => step.nodeId)).toEqual(['welcome', 'goal:purchased']);
@@ -62,8 +62,8 @@ describe('experience runs', () => {
     await endpoint.receiver.waitForRequests(3);
     const [action, goal, end] = ['experience.action', 'experience.goal.reached', 'experience.ended'].map((type) => envelopes(endpoint).find((envelope) => envelope.type === type));
     const processed = await waitForEvent(account, purchase.messageId, 'PROCESSED');
-    expect(goal).toMatchObject({ data: { clientUserId: 'u_flow_1', result: { goal: 'purchased', eventType: 'purchase', eventId: processed.eventId } } });
-    expect(end).toMatchObject({ experienceId: experience.experienceId, data: { clientUserId: 'u_flow_1', result: { reason: 'goal_reached', nodeId: 'await' } } });
+    expect(goal).toMatchObject({ data: { clientUserId: 'u_experience_1', result: { goal: 'purchased', eventType: 'purchase', eventId: processed.eventId } } });
+    expect(end).toMatchObject({ experienceId: experience.experienceId, data: { clientUserId: 'u_experience_1', result: { reason: 'goal_reached', nodeId: 'await' } } });
     expect(new Set([action.id, goal.id, end.id]).size).toBe(3);
     expect(processed.routingOutcome).toMatchObject({ deliveredTo: [ended.runId], startedRuns: [] });
   });
@@ -72,7 +72,7 @@ describe('experience runs', () => {
     const { account, connection } = await setUp(t);
     const experience = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         nodes: [
           { id: 'check', type: 'condition', if: { field: 'visitor.attributes.country', op: 'in', value: ['DE', 'AT'] }, then: 'yes', else: 'no' },
           { id: 'yes', type: 'exit' },
@@ -90,7 +90,7 @@ describe('experience runs', () => {
     const { account, connection } = await setUp(t);
     const experience = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         nodes: [
           { id: 'await', type: 'waitForEvent', eventType: 'app.opened', conditions: null, timeoutSeconds: 1, next: 'opened', timeoutNext: 'late' },
           { id: 'opened', type: 'exit' },
@@ -107,12 +107,12 @@ describe('experience runs', () => {
     const { account, connection, endpoint } = await setUp(t);
     const experience = await publishedExperience(
       account,
-      flow({ nodes: [{ id: 'hello', type: 'webhook', result: { who: '{{visitor.clientUserId}}' }, next: 'done' }, { id: 'done', type: 'exit' }] }),
+      experienceDefinition({ nodes: [{ id: 'hello', type: 'webhook', result: { who: '{{visitor.clientUserId}}' }, next: 'done' }, { id: 'done', type: 'exit' }] }),
     );
     const signup = await send(connection, { eventType: 'signup', attributes: { page: '/pricing' } });
     const [run] = await waitForRuns(account, experience.experienceId, (runs) => runs[0]?.status === 'completed');
     const processed = await waitForEvent(account, signup.messageId, 'PROCESSED');
-    // Nothing in this flow needs time to pass: routing took every step when it entered the run, with no workflow.
+    // Nothing in this experience needs time to pass: routing took every step when it entered the run, with no workflow.
     expect(processed.routingOutcome.startedRuns).toEqual([run.runId]);
     expect(run).toMatchObject({ visitorId: null, clientUserId: null, workflowId: null });
     await endpoint.receiver.waitForRequests(2);
@@ -128,11 +128,11 @@ describe('experience runs', () => {
     const { account, connection } = await setUp(t);
     const segment = await startReceiver(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"success":true}' }));
     t.onTestFinished(() => segment.close());
-    const writeKey = 'wk_flow_test_key';
+    const writeKey = 'wk_experience_test_key';
     const provider = await newProviderConnection(account, { writeKey, outboundUrl: originOf(segment.url) });
     const experience = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         nodes: [
           { id: 'seg', type: 'provider', connectionId: provider.connectionId, call: 'track', event: 'Welcome Nudge', properties: { plan: '{{visitor.attributes.plan}}' }, next: 'done' },
           { id: 'done', type: 'exit' },
@@ -156,7 +156,7 @@ describe('experience runs', () => {
     const provider = await newProviderConnection(account, { writeKey: 'wk_refused', outboundUrl: originOf(segment.url) });
     const experience = await publishedExperience(
       account,
-      flow({
+      experienceDefinition({
         nodes: [
           { id: 'seg', type: 'provider', connectionId: provider.connectionId, call: 'identify', properties: { plan: 'x' }, next: 'done' },
           { id: 'done', type: 'exit' },

@@ -3,17 +3,10 @@ import { inject } from 'vitest';
 import { buildWebhookHeaders } from '../../src/security/standard-webhooks.ts';
 import { call, type ApiResponse, type TestAccount } from './api.ts';
 import { ok } from './http-assertions.ts';
-import { startApiInstance, type ApiInstance } from './instances.ts';
 import type { ConnectionFixture } from './ingest.ts';
 
-// Helpers for the ingest tests: a second API instance, signed posts to any instance, and an account's events.
-
-export { unreachable } from './instances.ts';
-
-export type ExtraApi = ApiInstance;
-
-/** Another API instance on the run's task queue, with the dependencies the test chooses (one can be unreachable). */
-export const startExtraApi = (options: { databaseUrl?: string; temporalAddress?: string } = {}): Promise<ExtraApi> => startApiInstance(options);
+// Helpers for the ingest tests: signed posts to any API instance (a second one: startApiInstance in instances.ts),
+// and an account's events.
 
 export interface SignOptions {
   /** Unix seconds; defaults to now. */

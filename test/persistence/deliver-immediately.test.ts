@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { publishEvent } from '../../src/domain/events/publish-event.ts';
 import { createWorkerMetrics } from '../../src/metrics/worker-metrics.ts';
 import { createOutboundHttpClient } from '../../src/outbound/http-client.ts';
-import { atOnceBudgetMs, deliverAtOnce, type AtOnceDeps } from '../../src/outbox/deliver-at-once.ts';
-import { deliveryOutboxChannel } from '../../src/outbox/channels.ts';
+import { immediateDeliveryBudgetMs, deliverImmediately, type ImmediateDeliveryDeps } from '../../src/outbox/deliver-immediately.ts';
+import { deliveryOutboxChannel } from '../../src/persistence/outbox-channels.ts';
 import { claimDeliveriesById, reclaimStalledBatch } from '../../src/outbox/delivery-batches.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { parseAllowCidrs } from '../../src/security/ip-policy.ts';
@@ -25,8 +25,8 @@ import { newEndpoint } from '../support/webhooks.ts';
 let orm: Orm;
 let temporal: { client: TemporalAccess['client']; close: () => Promise<void> };
 // Longer than the budget, so that the budget, not the client's own timeout, is what ends a slow first attempt.
-const http = createOutboundHttpClient({ allow: parseAllowCidrs('127.0.0.0/8,::1/128'), timeoutMs: atOnceBudgetMs * 5, ca: inject('receiverCert') });
-const delivery = { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 4, timeoutMs: atOnceBudgetMs * 5, disableAfterHours: 120 };
+const http = createOutboundHttpClient({ allow: parseAllowCidrs('127.0.0.0/8,::1/128'), timeoutMs: immediateDeliveryBudgetMs * 5, ca: inject('receiverCert') });
+const delivery = { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 4, timeoutMs: immediateDeliveryBudgetMs * 5, disableAfterHours: 120 };
 
 beforeAll(async () => {
   orm = await connectOrm(inject('databaseUrl'), 4);
@@ -42,7 +42,7 @@ afterAll(async () => {
  * A published `webhook.test` whose deliveries the caller takes, as a routing chunk does, on a task queue that no
  * worker serves: a batch run started for what the first attempt leaves stays there, for the test to read.
  */
-async function takenDeliveries(endpoints: number, responder?: Responder, taskQueue = `at-once-${randomUUID()}`) {
+async function takenDeliveries(endpoints: number, responder?: Responder, taskQueue = `immediate-${randomUUID()}`) {
   const account = await newAccount();
   const receivers: TestReceiver[] = [];
   for (let index = 0; index < endpoints; index++) receivers.push((await newEndpoint(account, ['webhook.test'], responder)).receiver);
@@ -50,7 +50,7 @@ async function takenDeliveries(endpoints: number, responder?: Responder, taskQue
   const taken: string[] = [];
   await publishEvent({ em: orm.em.fork(), temporal: access, delivery, takeDeliveries: (ids) => taken.push(...ids) }, { accountId: account.accountId, type: 'webhook.test', data: { result: {} } });
   const em = orm.em.fork();
-  const deps: AtOnceDeps = {
+  const deps: ImmediateDeliveryDeps = {
     em,
     http,
     secrets: createSecretBox(inject('secretsKey')),
@@ -87,7 +87,7 @@ describe('a publish whose caller takes its deliveries', () => {
       });
       await listener.connect();
       await listener.query(`LISTEN ${pg.escapeIdentifier(deliveryOutboxChannel)}`);
-      const access: TemporalAccess = { client: temporal.client, taskQueue: `at-once-${randomUUID()}` };
+      const access: TemporalAccess = { client: temporal.client, taskQueue: `immediate-${randomUUID()}` };
       const publish = (takeDeliveries?: (ids: string[]) => void) =>
         publishEvent({ em: single.em.fork(), temporal: access, delivery, takeDeliveries }, { accountId: account.accountId, type: 'webhook.test', data: { result: {} } });
       const taken: string[] = [];
@@ -105,11 +105,11 @@ describe('a publish whose caller takes its deliveries', () => {
   });
 });
 
-describe('deliverAtOnce', () => {
+describe('deliverImmediately', () => {
   it('claims what it was handed, sends it, and leaves the relay nothing', async () => {
     const { taken, deps, receivers, close } = await takenDeliveries(2);
     try {
-      await deliverAtOnce(deps, [...taken, ...taken], 'ingest-batch:ibt_test');
+      await deliverImmediately(deps, [...taken, ...taken], 'ingest-batch:ibt_test');
       expect(await rowsOf(taken)).toEqual([...taken].sort().map((id) => expect.objectContaining({ id, status: 'succeeded', attempt_count: 1, workflow_id: 'ingest-batch:ibt_test' })));
       expect(receivers.map((receiver) => receiver.requests.length)).toEqual([1, 1]);
       const [first] = await rowsOf(taken.slice(0, 1));
@@ -120,15 +120,15 @@ describe('deliverAtOnce', () => {
   });
 
   it('ends a first attempt slower than its budget and starts the batch run for that delivery alone', async () => {
-    const { taken, deps, access, receivers, close } = await takenDeliveries(1, () => ({ status: 200, body: 'late', delayMs: atOnceBudgetMs * 2 }));
+    const { taken, deps, access, receivers, close } = await takenDeliveries(1, () => ({ status: 200, body: 'late', delayMs: immediateDeliveryBudgetMs * 2 }));
     try {
       const began = performance.now();
-      await deliverAtOnce(deps, taken, 'ingest-batch:ibt_test');
-      expect(performance.now() - began).toBeLessThan(atOnceBudgetMs * 2);
+      await deliverImmediately(deps, taken, 'ingest-batch:ibt_test');
+      expect(performance.now() - began).toBeLessThan(immediateDeliveryBudgetMs * 2);
       const [row] = await rowsOf(taken);
       expect(row).toMatchObject({ status: 'pending', attempt_count: 1, workflow_id: `deliveries:${row!.batch_id}` });
       const [attempt] = await query<{ outcome: string; error: string }>('select outcome, error from delivery_attempts where delivery_id = $1', [taken[0]]);
-      expect(attempt).toMatchObject({ outcome: 'error', error: expect.stringContaining(`timed out: no answer within the ${atOnceBudgetMs} ms`) });
+      expect(attempt).toMatchObject({ outcome: 'error', error: expect.stringContaining(`timed out: no answer within the ${immediateDeliveryBudgetMs} ms`) });
       expect(receivers[0]!.requests).toHaveLength(1);
 
       const run = await temporal.client.workflow.getHandle(row!.workflow_id!).describe();
@@ -159,7 +159,7 @@ describe('deliverAtOnce', () => {
     try {
       const cancelled = new AbortController();
       cancelled.abort();
-      await deliverAtOnce({ ...deps, signal: cancelled.signal }, taken, 'ingest-batch:ibt_test');
+      await deliverImmediately({ ...deps, signal: cancelled.signal }, taken, 'ingest-batch:ibt_test');
       expect(await rowsOf(taken)).toEqual([expect.objectContaining({ status: 'pending', attempt_count: 0, batch_id: null, workflow_id: null })]);
       expect(receivers[0]!.requests).toHaveLength(0);
     } finally {
@@ -171,11 +171,11 @@ describe('deliverAtOnce', () => {
     const { taken, deps, access, close } = await takenDeliveries(1);
     try {
       // The process died after its claim: no attempt was made, nothing settled.
-      const batch = await claimDeliveriesById(deps.em, { taskQueue: access.taskQueue, deliveryIds: taken, leaseMs: atOnceBudgetMs, sentBy: 'ingest-batch:ibt_test' });
+      const batch = await claimDeliveriesById(deps.em, { taskQueue: access.taskQueue, deliveryIds: taken, leaseMs: immediateDeliveryBudgetMs, sentBy: 'ingest-batch:ibt_test' });
       expect(batch?.deliveries.map((claimed) => claimed.deliveryId)).toEqual(taken);
       expect(await rowsOf(taken)).toEqual([expect.objectContaining({ status: 'pending', workflow_id: 'ingest-batch:ibt_test' })]);
       expect(await reclaimStalledBatch(orm.em.fork(), access.taskQueue, 1)).toBeUndefined();
-      const reclaimed = await until('the lease to run out', () => reclaimStalledBatch(orm.em.fork(), access.taskQueue, 1), { timeoutMs: atOnceBudgetMs * 3, intervalMs: 100 });
+      const reclaimed = await until('the lease to run out', () => reclaimStalledBatch(orm.em.fork(), access.taskQueue, 1), { timeoutMs: immediateDeliveryBudgetMs * 3, intervalMs: 100 });
       expect(reclaimed).toMatchObject({ batchId: batch!.batchId });
       expect(await rowsOf(taken)).toEqual([expect.objectContaining({ status: 'pending', workflow_id: `deliveries:${batch!.batchId}` })]);
     } finally {
