@@ -1,9 +1,12 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { SlowestFilesReporter } from './test/support/slowest-files-reporter.ts';
 
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/support/quiet-temporal-runtime.ts'],
+    // The default report, then the ten slowest files: where a slower run spent its time.
+    reporters: ['default', new SlowestFilesReporter()],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Tests share one Postgres database and one Temporal server; files still run in parallel.
