@@ -88,8 +88,10 @@ function config(apiUrl: string, account: TestAccount, ids: Awaited<ReturnType<ty
   return [
     `base-url = ${toml(apiUrl)}`,
     `hooks = ${toml(hooksFile)}`,
-    // One worker: Python 3.11's parser is not thread-safe ("AST constructor recursion depth mismatch").
-    'workers = 1',
+    // Two workers: while one waits for an answer, the other generates. (One was used while Hypothesis parsed every
+    // dependency's source for constants, in each thread: Python 3.11's parser is not thread-safe, "AST constructor
+    // recursion depth mismatch". Under site-packages it parses none; a SystemError left is the fuzzer's own.)
+    'workers = 2',
     'continue-on-failure = true',
     '',
     '[generation]',

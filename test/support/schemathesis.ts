@@ -102,19 +102,20 @@ export interface FuzzVerdict {
   failures: string[];
   /** No answer where one was due: the connection refused or reset, a timeout, a broken response; or an unknown error. */
   serviceErrors: RunError[];
-  /** Requests the fuzzer's own HTTP client refused to send (the service never saw them). */
+  /** Requests the fuzzer's own HTTP client refused to send (the service never saw them), and Python's own errors. */
   clientErrors: RunError[];
   /** Why the run itself did not complete (schemathesis stopped, crashed, or a hook failed), if it did not. */
   incomplete?: string;
 }
 
 /**
- * Errors the HTTP client (requests, urllib3, http.client) raises while it builds a request, before anything is sent:
- * a header value it will not encode or that it reserves (urllib3's SKIP_HEADER), a URL it cannot parse. Every other
- * error counts against the service: the service did not answer (refused, reset, timed out, sent a broken response),
- * or nobody knows yet, and the seed replays it.
+ * Errors of the fuzzer's own side: those the HTTP client (requests, urllib3, http.client) raises while it builds a
+ * request, before anything is sent (a header value it will not encode or that it reserves, urllib3's SKIP_HEADER; a
+ * URL it cannot parse), and Python's own internal errors (SystemError: its parser is not thread-safe in 3.11). Every
+ * other error counts against the service: the service did not answer (refused, reset, timed out, sent a broken
+ * response), or nobody knows yet, and the seed replays it.
  */
-const clientSideErrorTypes = new Set(['ValueError', 'UnicodeEncodeError', 'InvalidHeader', 'InvalidURL', 'LocationParseError', 'LocationValueError']);
+const clientSideErrorTypes = new Set(['ValueError', 'UnicodeEncodeError', 'InvalidHeader', 'InvalidURL', 'LocationParseError', 'LocationValueError', 'SystemError']);
 
 interface JsonReport {
   complete: boolean;

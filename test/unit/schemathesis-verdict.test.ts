@@ -19,6 +19,11 @@ describe('the fuzz run’s verdict', () => {
     expect(verdict).toEqual({ failures: [], serviceErrors: [], clientErrors: [expect.objectContaining({ type: 'ValueError', label: 'GET /device/list', phase: 'coverage' })] });
   });
 
+  it('counts an internal error of Python itself as the fuzzer’s own', () => {
+    const parser = nonFatal('SystemError', 'AST constructor recursion depth mismatch (before=48, after=47)');
+    expect(judgeFuzzRun(1, report(), lines(parser))).toMatchObject({ serviceErrors: [], clientErrors: [expect.objectContaining({ type: 'SystemError' })] });
+  });
+
   it('counts a 5xx against the service, with the operations it was seen on', () => {
     expect(judgeFuzzRun(1, report([serverError]), lines()).failures).toEqual(['ST101 Server error ×2: POST /job/create']);
   });
