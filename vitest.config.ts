@@ -6,7 +6,7 @@ import { SlowestFilesReporter } from './test/support/slowest-files-reporter.ts';
  * seconds away, a relay's wake-up, a rate limit's window): they run one at a time, after the others, with nothing
  * beside them.
  */
-const timingFiles = [
+export const timingFiles = [
   'test/api/api-rate-limit.test.ts',
   'test/api/campaigns-fcm.test.ts',
   'test/api/delivery-retries.test.ts',
