@@ -1,21 +1,54 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { SlowestFilesReporter } from './test/support/slowest-files-reporter.ts';
+
+/**
+ * Files whose checks measure time at the scale of a loaded machine's delays (a send's pace within 5 %, a due date
+ * seconds away, a relay's wake-up, a rate limit's window): they run one at a time, after the others, with nothing
+ * beside them.
+ */
+export const timingFiles = [
+  'test/api/api-rate-limit.test.ts',
+  'test/api/campaigns-fcm.test.ts',
+  'test/api/delivery-retries.test.ts',
+  'test/api/ingest-rules.test.ts',
+  'test/api/job-events.test.ts',
+  'test/outbound/fake-fcm.test.ts',
+  'test/persistence/deliver-immediately.test.ts',
+  'test/persistence/rate-limiter.test.ts',
+  'test/persistence/relay-loop.test.ts',
+];
+
+/**
+ * Files run side by side. Most of a file's time is spent waiting (for a run to close, a timer, a worker to start), so
+ * three at a time fit on 2 cores; vitest's own default (cores − 1) would run one. `--maxWorkers` overrides it.
+ */
+const filesAtATime = 3;
 
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/support/quiet-temporal-runtime.ts'],
+    // The default report, then the ten slowest files: where a slower run spent its time.
+    reporters: ['default', new SlowestFilesReporter()],
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    // Tests share one Postgres database and one Temporal server; files still run in parallel.
+    // Tests share one Postgres database and one Temporal server, each with accounts and task queues of its own.
     pool: 'forks',
     projects: [
       {
         extends: true,
-        test: { name: 'service', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/fuzz/**'], sequence: { groupOrder: 1 } },
+        test: {
+          name: 'service',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/fuzz/**', ...timingFiles],
+          maxWorkers: filesAtATime,
+          sequence: { groupOrder: 1 },
+        },
       },
+      { extends: true, test: { name: 'timing', include: timingFiles, maxWorkers: 1, sequence: { groupOrder: 2 } } },
       // The fuzzer loads the service for minutes, so it runs alone after every other file: it must not slow their
-      // timing-sensitive checks, nor they its budget. (With one worker, vitest runs group order 0 last, hence 1 and 2.)
-      { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], sequence: { groupOrder: 2 } } },
+      // checks, nor they its budget. (With one worker, vitest runs group order 0 last, hence 1, 2 and 3.)
+      { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], maxWorkers: 1, sequence: { groupOrder: 3 } } },
     ],
   },
 });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatPlayTime } from '../../src/domain/abtests/play-time.ts';
 import { call, newAccount } from '../support/api.ts';
 import { registerDevices, newSegment } from '../support/devices.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
-import { createMessage, startFcmSendPath, type Caller, type FcmSendPath } from '../support/campaigns.ts';
+import { createMessage, startFcmSendPath, type Caller } from '../support/campaigns.ts';
 import { newMessage } from '../support/jobs.ts';
 import { until } from '../support/wait.ts';
 
@@ -42,7 +42,8 @@ async function newTest(account: Caller, fields: Record<string, unknown>): Promis
 }
 
 describe('A/B tests', () => {
-  it('runs the whole story: validate, schedule, send both arms, clicks on B only, winner B sent to the remainder', { timeout: 180_000 }, async () => {
+  // These two wait out a test window of a minute (the least `expiry`), side by side.
+  it.concurrent('runs the whole story: validate, schedule, send both arms, clicks on B only, winner B sent to the remainder', { timeout: 180_000 }, async () => {
     const { account, segment, small, messageA, messageB } = await audience();
     const created = await newTest(account, { description: 'A or B?', filterId: small.id, expiry: 1 });
     expect(created).toMatchObject({ state: 'NEW', companyId: account.accountId, expiry: 1, testPercent: 20, templateIdA: null, playTime: null });
@@ -88,6 +89,68 @@ describe('A/B tests', () => {
     expect((await get(account, created.id)).results.arms.A.clicks).toBe(0);
     expectError(await action(account, 'cancel', created.id), 409, 'invalid_state');
     expectError(await update(account, { id: created.id, abTestName: 'late' }), 409, 'invalid_state');
+  });
+
+  it.concurrent('decides by conversions when asked, sending to FCM: the arm with the purchases wins, though the other has the clicks', { timeout: 180_000 }, async ({ onTestFinished }) => {
+    const path = await startFcmSendPath({ fake: { keepBodies: true } });
+    onTestFinished(() => path.stop());
+    /** The ids of the messages the fake got for each of `tokens`, by token. */
+    const receivedBy = (tokens: string[]) =>
+      new Map(tokens.map((token) => [token, path.fake.bodies().filter((send) => send.token === token).map((send) => send.message.data?.notificationId)]));
+    const account = path.via(await newAccount());
+    const ids = await registerDevices(
+      account,
+      Array.from({ length: 12 }, (_, index) => ({ token: `conv-${index}`, platform: 'ios', clientUserId: `buyer-${index}`, attributes: { group: 'conv' } })),
+    );
+    const personOf = new Map([...ids].map(([token, id]) => [id, token.replace('conv-', 'buyer-')]));
+    const segment = await newSegment(account, { all: [{ field: 'attributes.group', op: 'eq', value: 'conv' }] });
+    const conversion = { eventType: 'purchase', withinHours: 72 };
+    const [messageA, messageB] = [await createMessage(account, { type: 'PUSH', conversion }), await createMessage(account, { type: 'PUSH', conversion })];
+    expect(messageA.conversion).toEqual(conversion);
+    const created = await newTest(account, { filterId: segment.id, expiry: 1, winnerMetric: 'conversion' });
+    expect(created.winnerMetric).toBe('conversion');
+    ok(await update(account, { id: created.id, templateIdA: messageA.id, templateIdB: messageB.id, playTime: playTimeIn(4), testPercent: 50 }));
+    ok(await action(account, 'validate', created.id));
+    ok(await action(account, 'schedule', created.id));
+    await waitForTest(account, created.id, (test) => test.state === 'RUNNING' && test.results?.arms.A.sent === 3 && test.results?.arms.B.sent === 3);
+    const [sendsA, sendsB] = [await sendsOf(account, created.id, 'A'), await sendsOf(account, created.id, 'B')];
+
+    // Two clicks on A: A leads on click-through. Purchases by two of B's people (one of them twice: one conversion)
+    // and by someone outside the test: B leads on conversions.
+    for (const send of sendsA.slice(0, 2)) ok(await call('POST', '/push/click', { ...as(account), body: { sendId: send.sendId } }));
+    const connection = await newConnection(account);
+    const buyers = [personOf.get(sendsB[0].deviceId), personOf.get(sendsB[1].deviceId), personOf.get(sendsB[0].deviceId), 'not-in-the-test'];
+    for (const clientUserId of buyers) {
+      const purchase = directEvent({ eventType: 'purchase', clientUserId });
+      expect((await postSigned(connection, purchase, { baseUrl: path.apiUrl })).status).toBe(202);
+      await waitForEvent(account, purchase.messageId, 'PROCESSED');
+    }
+    expect((await get(account, created.id)).results).toMatchObject({ arms: { A: { clicks: 2, conversions: 0 }, B: { clicks: 0, conversions: 2 } } });
+
+    const done = await waitForTest(account, created.id, (test) => test.state === 'COMPLETED');
+    expect(done).toMatchObject({
+      winner: 'B',
+      results: {
+        winner: 'B',
+        metric: 'conversion',
+        arms: { A: { clicks: 2, conversions: 0, conversionRate: 0 }, B: { clicks: 0, ctr: 0, conversions: 2 } },
+        remainder: { devices: 6, sent: 6 },
+      },
+    });
+    expect(done.results.arms.A.ctr).toBeCloseTo(2 / 3);
+    expect(done.results.arms.B.conversionRate).toBeCloseTo(2 / 3);
+    const converted = (await sendsOf(account, created.id, 'B')).filter((send: any) => send.convertedAt !== null);
+    expect(converted.map((send: any) => send.deviceId).sort()).toEqual([sendsB[0].deviceId, sendsB[1].deviceId].sort());
+    const remainder = await sendsOf(account, created.id, 'remainder');
+    expect(remainder.every((send: any) => send.notificationId === messageB.id)).toBe(true);
+
+    // At FCM: each device of the segment got one push, its arm's message, or the winner's for the remainder.
+    const tokenOf = new Map([...ids].map(([token, id]) => [id, token]));
+    const expected = new Map<string, string[]>();
+    for (const send of sendsA) expected.set(tokenOf.get(send.deviceId)!, [messageA.id]);
+    for (const send of [...sendsB, ...remainder]) expected.set(tokenOf.get(send.deviceId)!, [messageB.id]);
+    expect(expected.size).toBe(12);
+    expect(receivedBy([...ids.keys()])).toEqual(expected);
   });
 
   it('returns a validated or scheduled test to NEW on any change, and reschedules it', { timeout: 60_000 }, async () => {
@@ -169,73 +232,5 @@ describe('A/B tests', () => {
       expect(detail!.message).not.toMatch(/pattern|\\d|\/\^/);
     }
     expect((await get(account, test.id)).playTime).toBe('2026-11-20T09:00:00.000+0000');
-  });
-});
-
-describe('A/B tests sending to FCM, decided by conversions', () => {
-  let path: FcmSendPath;
-  beforeAll(async () => {
-    path = await startFcmSendPath({ fake: { keepBodies: true } });
-  });
-  afterAll(() => path?.stop());
-  /** The ids of the messages the fake got for each of `tokens`, by token. */
-  const receivedBy = (tokens: string[]) =>
-    new Map(tokens.map((token) => [token, path.fake.bodies().filter((send) => send.token === token).map((send) => send.message.data?.notificationId)]));
-
-  it('decides by conversions when asked: the arm with the purchases wins, though the other has the clicks', { timeout: 180_000 }, async () => {
-    const account = path.via(await newAccount());
-    const ids = await registerDevices(
-      account,
-      Array.from({ length: 12 }, (_, index) => ({ token: `conv-${index}`, platform: 'ios', clientUserId: `buyer-${index}`, attributes: { group: 'conv' } })),
-    );
-    const personOf = new Map([...ids].map(([token, id]) => [id, token.replace('conv-', 'buyer-')]));
-    const segment = await newSegment(account, { all: [{ field: 'attributes.group', op: 'eq', value: 'conv' }] });
-    const conversion = { eventType: 'purchase', withinHours: 72 };
-    const [messageA, messageB] = [await createMessage(account, { type: 'PUSH', conversion }), await createMessage(account, { type: 'PUSH', conversion })];
-    expect(messageA.conversion).toEqual(conversion);
-    const created = await newTest(account, { filterId: segment.id, expiry: 1, winnerMetric: 'conversion' });
-    expect(created.winnerMetric).toBe('conversion');
-    ok(await update(account, { id: created.id, templateIdA: messageA.id, templateIdB: messageB.id, playTime: playTimeIn(4), testPercent: 50 }));
-    ok(await action(account, 'validate', created.id));
-    ok(await action(account, 'schedule', created.id));
-    await waitForTest(account, created.id, (test) => test.state === 'RUNNING' && test.results?.arms.A.sent === 3 && test.results?.arms.B.sent === 3);
-    const [sendsA, sendsB] = [await sendsOf(account, created.id, 'A'), await sendsOf(account, created.id, 'B')];
-
-    // Two clicks on A: A leads on click-through. Purchases by two of B's people (one of them twice: one conversion)
-    // and by someone outside the test: B leads on conversions.
-    for (const send of sendsA.slice(0, 2)) ok(await call('POST', '/push/click', { ...as(account), body: { sendId: send.sendId } }));
-    const connection = await newConnection(account);
-    const buyers = [personOf.get(sendsB[0].deviceId), personOf.get(sendsB[1].deviceId), personOf.get(sendsB[0].deviceId), 'not-in-the-test'];
-    for (const clientUserId of buyers) {
-      const purchase = directEvent({ eventType: 'purchase', clientUserId });
-      expect((await postSigned(connection, purchase, { baseUrl: path.apiUrl })).status).toBe(202);
-      await waitForEvent(account, purchase.messageId, 'PROCESSED');
-    }
-    expect((await get(account, created.id)).results).toMatchObject({ arms: { A: { clicks: 2, conversions: 0 }, B: { clicks: 0, conversions: 2 } } });
-
-    const done = await waitForTest(account, created.id, (test) => test.state === 'COMPLETED');
-    expect(done).toMatchObject({
-      winner: 'B',
-      results: {
-        winner: 'B',
-        metric: 'conversion',
-        arms: { A: { clicks: 2, conversions: 0, conversionRate: 0 }, B: { clicks: 0, ctr: 0, conversions: 2 } },
-        remainder: { devices: 6, sent: 6 },
-      },
-    });
-    expect(done.results.arms.A.ctr).toBeCloseTo(2 / 3);
-    expect(done.results.arms.B.conversionRate).toBeCloseTo(2 / 3);
-    const converted = (await sendsOf(account, created.id, 'B')).filter((send: any) => send.convertedAt !== null);
-    expect(converted.map((send: any) => send.deviceId).sort()).toEqual([sendsB[0].deviceId, sendsB[1].deviceId].sort());
-    const remainder = await sendsOf(account, created.id, 'remainder');
-    expect(remainder.every((send: any) => send.notificationId === messageB.id)).toBe(true);
-
-    // At FCM: each device of the segment got one push, its arm's message, or the winner's for the remainder.
-    const tokenOf = new Map([...ids].map(([token, id]) => [id, token]));
-    const expected = new Map<string, string[]>();
-    for (const send of sendsA) expected.set(tokenOf.get(send.deviceId)!, [messageA.id]);
-    for (const send of [...sendsB, ...remainder]) expected.set(tokenOf.get(send.deviceId)!, [messageB.id]);
-    expect(expected.size).toBe(12);
-    expect(receivedBy([...ids.keys()])).toEqual(expected);
   });
 });

@@ -6,7 +6,7 @@ import { query } from '../support/db.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
-import { temporalClient } from '../support/temporal.ts';
+import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 import { newEndpoint } from '../support/webhooks.ts';
 import { until } from '../support/wait.ts';
 
@@ -59,6 +59,8 @@ describe('campaign sends', () => {
     // Sent once: the schedule cannot change, the send cannot be cancelled.
     expectError(await scheduleSend(account, message.id, { playTime: Date.now() + 60_000 }), 409, 'invalid_state');
     expectError(await cancelSend(account, message.id), 409, 'invalid_state');
+    // The send reads SENT once the run's last activity commits; the run closes a workflow task later.
+    await waitForRunClosed(temporal.client, `send:${message.id}`);
     const run = await runOf(`send:${message.id}`).describe();
     expect(run.status.name).toBe('COMPLETED');
 

@@ -1,18 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { ActivityDeps } from '../../activities/deps.ts';
+import { createIngestActivities } from '../../activities/ingest.ts';
 import { linkAndRouteChunk } from '../../src/domain/ingest/link-and-route-chunk.ts';
 import { processInboundEvents } from '../../src/domain/ingest/process-inbound-events.ts';
 import { dispatchRouting } from '../../src/domain/routing/dispatch-routing.ts';
 import type { Logger } from '../../src/logger.ts';
+import { createWorkerMetrics } from '../../src/metrics/worker-metrics.ts';
+import { createOutboundHttpClient } from '../../src/outbound/http-client.ts';
 import type { ExperienceRunInput } from '../../workflows/experience-run.contract.ts';
 import type { TemporalAccess } from '../../src/temporal/temporal-access.ts';
 import { Connection } from '../../src/persistence/entities/connection.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
+import { parseAllowCidrs } from '../../src/security/ip-policy.ts';
+import { createSecretBox } from '../../src/security/secret-box.ts';
 import { newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { experienceDefinition, publishedExperience } from '../support/experiences.ts';
 import { newConnection, type ConnectionFixture } from '../support/ingest.ts';
+import { newEndpoint } from '../support/webhooks.ts';
 
 // The chunk step of an ingestBatch run on the real database, called directly: rows are written into the outbox on a
 // task queue no relay serves, so nothing but the test processes them, and Temporal is a client that records calls.
@@ -297,5 +307,51 @@ describe('deciding a chunk of events together', () => {
     expect(mostInFlight).toBe(experiences.length);
     expect(order).toHaveLength(experiences.length);
     expect(order.every((call) => call.startsWith('start '))).toBe(true);
+  });
+});
+
+describe('the chunk step as an activity (processInboundEvents)', () => {
+  // On a task queue no relay serves, nothing but the activity can send what its routing wrote: the test sees the
+  // first attempt the chunk makes itself (ADR 0072), which on the suite's queue a relay woken by another test's publish
+  // may claim first (test/api/experience-actions-immediately.test.ts takes either path).
+  const http = createOutboundHttpClient({ allow: parseAllowCidrs('127.0.0.0/8,::1/128'), timeoutMs: 5_000, ca: inject('receiverCert') });
+  afterAll(() => http.close());
+
+  it.each([
+    { answer: 'accepts it', responder: () => ({ status: 200, body: 'ok' }), row: { status: 'succeeded', failure_reason: null } },
+    { answer: 'rejects it', responder: () => ({ status: 400, body: 'no' }), row: { status: 'failed', failure_reason: expect.stringContaining('HTTP 400') } },
+  ])('sends an experience action its routing wrote in one attempt, naming its own run, and starts no delivery run when the receiver $answer', async ({ responder, row }) => {
+    const account = await newAccount();
+    const connection = await newConnection(account);
+    const endpoint = await newEndpoint(account, ['experience.action'], responder);
+    try {
+      await publishedExperience(account, experienceDefinition({ nodes: [{ id: 'hello', type: 'webhook', result: { step: 'hello' }, next: 'done' }, { id: 'done', type: 'exit' }] }));
+      const signup = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_at_once' });
+      const { temporal, calls } = recordingTemporal();
+      const deps = {
+        orm,
+        temporal,
+        http,
+        delivery: inject('delivery'),
+        secrets: createSecretBox(inject('secretsKey')),
+        metrics: createWorkerMetrics(new Registry()),
+        logger: pino({ level: 'silent' }),
+      } as Omit<ActivityDeps, 'push'> as ActivityDeps;
+      const run = 'ingest-batch:ibt_activity_test';
+      const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: run, runId: randomUUID() } });
+      await activity.run(() => createIngestActivities(deps).processInboundEvents({ eventIds: [signup] }));
+
+      const deliveries = await query<{ status: string; attempt_count: number; workflow_id: string; failure_reason: string | null; started_at: Date | null }>(
+        `select d.status, d.attempt_count, d.workflow_id, d.failure_reason, b.started_at
+           from deliveries d join delivery_batches b on b.id = d.batch_id where d.endpoint_id = $1`,
+        [endpoint.endpointId],
+      );
+      expect(deliveries).toEqual([{ ...row, attempt_count: 1, workflow_id: run, started_at: expect.any(Date) }]);
+      expect(endpoint.receiver.requests).toHaveLength(1);
+      // Settled, the batch is marked started, so no recovery starts a run for it; none was started.
+      expect(calls.started).toEqual([]);
+    } finally {
+      await endpoint.receiver.close();
+    }
   });
 });
