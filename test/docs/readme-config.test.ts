@@ -14,6 +14,7 @@ const readElsewhere: Record<string, string> = {
   TEMPORAL_CLI_PATH: 'src/dev/cli-path.ts',
   TEMPORAL_TEST_SERVER_PATH: 'src/dev/cli-path.ts',
   XDG_CACHE_HOME: 'src/dev/cli-path.ts',
+  SEAWEEDFS_PATH: 'src/dev/cli-path.ts',
 };
 
 /** Settings with no default in src/config.ts whose default the code derives elsewhere, and the file that does. */
