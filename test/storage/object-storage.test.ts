@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
@@ -269,6 +269,18 @@ describe('the local driver on disk', () => {
     expect(await files()).toEqual([]);
     expect(await readdir(root)).toEqual(expect.not.arrayContaining(['recordings']));
     expect(await readdir(join(root, '.meta'))).toEqual([]);
+  });
+
+  it('removes the temporary file of a write whose process died, once it is an hour old', async () => {
+    const root = join(dataDir, 'sweep');
+    const temporaries = join(root, '.tmp');
+    await mkdir(temporaries, { recursive: true });
+    await writeFile(join(temporaries, 'abandoned'), 'half a take');
+    await writeFile(join(temporaries, 'in-progress'), 'a take being written');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(join(temporaries, 'abandoned'), twoHoursAgo, twoHoursAgo);
+    await createStorage({ driver: 'local', root }).write('a', countingBody(Buffer.from('x')).stream, { maxBytes: 10, contentType: 'audio/wav' });
+    expect(await readdir(temporaries)).toEqual(['in-progress']);
   });
 
   it('refuses a key that is an object and a folder of others at once, which a file system cannot hold', async () => {
