@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storageDrivers } from './storage/object-storage.ts';
 
 /**
  * Every setting the service reads, parsed once at start. Each entry point asks for a role; the role decides
@@ -160,6 +161,33 @@ const recordingSettings = {
 /** The recording limits when none is set, for callers that build settings by hand (tests, benches). */
 export const recordingConfigDefaults = z.object(recordingSettings).parse({});
 
+/**
+ * Where the service keeps its files (recordings): `local` under DATA_DIR/files (one machine, or a volume the API and
+ * the worker share), or `s3`, a bucket of an S3-compatible server whose credentials come from the AWS SDK's standard
+ * chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, a web identity, the instance's role), never from here.
+ */
+const storageSettings = {
+  STORAGE_DRIVER: z.enum(storageDrivers).default('local'),
+  /** Embedded mode's state (Postgres, Temporal, generated secrets) and the local storage driver's files. */
+  DATA_DIR: z.string().min(1).default('.data'),
+  /** An S3-compatible server's URL; AWS's own endpoint for S3_REGION when unset. */
+  S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens)')
+    .optional(),
+  /** Path-style URLs (`host/bucket/key`), which most S3-compatible servers need; AWS takes virtual-hosted ones. */
+  S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+};
+
+/** The s3 driver needs its bucket. */
+function checkStorageSettings(config: { STORAGE_DRIVER: string; S3_BUCKET?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (config.STORAGE_DRIVER === 's3' && config.S3_BUCKET === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'when STORAGE_DRIVER is s3' });
+  }
+}
+
 const apiSettings = {
   PORT: port.default(3000),
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters'),
@@ -190,9 +218,11 @@ const productionSchemas = {
       ...ingestSettings,
       ...metricsSettings,
       ...recordingSettings,
+      ...storageSettings,
       DATABASE_URL: postgresUrl,
       TEMPORAL_ADDRESS: hostPort,
     })
+    .superRefine(checkStorageSettings)
     .superRefine(checkDistinctPorts),
   worker: z
     .object({
@@ -204,6 +234,7 @@ const productionSchemas = {
       ...temporalMetricsSettings,
       ...ingestRelaySettings,
       ...recordingSettings,
+      ...storageSettings,
       WORKER_ROLE: z.enum(workerRoles).default('all'),
       /** A workflow bundle built by `npm run bundle:workflows` from the same code; unset, the worker bundles at start. */
       WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
@@ -211,6 +242,7 @@ const productionSchemas = {
       TEMPORAL_ADDRESS: hostPort,
     })
     .superRefine(checkPushSettings)
+    .superRefine(checkStorageSettings)
     .superRefine(checkDistinctPorts)
     .superRefine(checkWorkerRole),
   migrate: z.object({
@@ -232,6 +264,7 @@ const embeddedSchema = z
     ...temporalMetricsSettings,
     ...recordingSettings,
     PUSH_PROVIDER: z.enum(embeddedPushProviders).default('log'),
+    ...storageSettings,
     SECRETS_KEY: secretsKey.optional(),
     PORT: apiSettings.PORT,
     ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),
@@ -240,9 +273,9 @@ const embeddedSchema = z
     /** Ports of the embedded Temporal dev server, when TEMPORAL_ADDRESS is unset. */
     TEMPORAL_DEV_PORT: port.default(7233),
     TEMPORAL_UI_PORT: port.default(8233),
-    DATA_DIR: z.string().min(1).default('.data'),
   })
   .superRefine(checkPushSettings)
+  .superRefine(checkStorageSettings)
   .superRefine(checkDistinctPorts);
 
 export type Role = keyof typeof productionSchemas;

