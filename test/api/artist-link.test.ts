@@ -5,6 +5,7 @@ import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { newJob } from '../support/jobs.ts';
+import { temporalClient } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
 
@@ -48,6 +49,14 @@ function assignedEvents(endpoint: EndpointFixture, jobId: string): any[] {
     .filter((envelope: any) => envelope.type === 'job.assigned' && envelope.data.result.jobId === jobId);
 }
 
+/** A history with every byte field (payloads: JSON text) as a string, so that what it carries can be searched. */
+const decodedBytes = (value: unknown): unknown => {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+  if (Array.isArray(value)) return value.map(decodedBytes);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, decodedBytes(inner)]));
+  return value;
+};
+
 const waitForAssigned = (endpoint: EndpointFixture, jobId: string, count: number) =>
   until(`${count} job.assigned event(s) of job ${jobId}`, () => assignedEvents(endpoint, jobId), (events) => events.length >= count, {
     timeoutMs: 20_000,
@@ -85,6 +94,18 @@ describe('the artist’s link', () => {
       artistDueDate: job.artistDueDate,
       artistLink: link,
     });
+
+    // The token never entered the job run's history (update results, activity inputs and results, the event).
+    const { client, close } = await temporalClient();
+    try {
+      const history = await client.workflow.getHandle(job.workflowId).fetchHistory();
+      const text = JSON.stringify(decodedBytes(history));
+      expect(text).toContain('publishJobEvent');
+      expect(text).toContain(job.title);
+      expect(text).not.toContain(tokenOf(link));
+    } finally {
+      await close();
+    }
 
     // The link itself, with no API key: what to record and by when, and nothing else of the account.
     const view = await call('GET', `${new URL(link.url).pathname}/job`);

@@ -230,12 +230,14 @@ describe('a job seen from Temporal', () => {
     expect(summary).toContain('Spring promo');
     expect(summary).toContain('singer@example.com');
     expect(await created.description.staticDetails()).toContain(job.notificationId);
-    expect(await handle.query(jobState)).toEqual(job);
+    // The run holds the job as the API answers it, but for the artist's link, which the API adds from Postgres.
+    const withoutLink = ({ artistLink: _artistLink, ...rest }: any) => rest;
+    expect(await handle.query(jobState)).toEqual(withoutLink(job));
 
     const assigned = ok(await call('POST', `/job/executeJob?id=${job.id}`, { token }));
     expect((await attributesOf()).values).toEqual(expected('ASSIGNED'));
-    expect(await handle.query(jobState)).toEqual(assigned);
-    expect(await handle.query(jobState)).toEqual(ok(await call('GET', `/job/get?id=${job.id}`, { token })));
+    expect(await handle.query(jobState)).toEqual(withoutLink(assigned));
+    expect(await handle.query(jobState)).toEqual(withoutLink(ok(await call('GET', `/job/get?id=${job.id}`, { token }))));
 
     // Visibility is eventually consistent: poll.
     const visibility = `EntityType = "job" AND JobStatus = "ASSIGNED" AND AccountId = "${account.accountId}"`;
@@ -253,7 +255,7 @@ describe('a job seen from Temporal', () => {
     ok(await call('POST', `/job/select?file_id=${file.fileId}`, { token }));
     expect((await attributesOf()).values.JobStatus).toBe('SELECTED');
     const accepted = ok(await call('POST', `/job/accept?id=${job.id}`, { token }));
-    expect(await handle.result()).toEqual(accepted);
+    expect(await handle.result()).toEqual(withoutLink(accepted));
     const finished = await attributesOf();
     expect(finished.values).toEqual(expected('ACCEPTED'));
     expect(finished.description.status.name).toBe('COMPLETED');
