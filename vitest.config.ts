@@ -8,6 +8,7 @@ import { SlowestFilesReporter } from './test/support/slowest-files-reporter.ts';
  */
 export const timingFiles = [
   'test/api/api-rate-limit.test.ts',
+  'test/api/artist-link-rate-limit.test.ts',
   'test/api/campaigns-fcm.test.ts',
   'test/api/delivery-retries.test.ts',
   'test/api/ingest-rules.test.ts',

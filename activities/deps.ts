@@ -16,6 +16,10 @@ export interface ActivityDeps {
   /** A client for starting and signalling runs from an activity (routing starts experience runs; linking releases held events). */
   temporal: TemporalAccess;
   delivery: DeliverySettings;
+  /** PUBLIC_URL: the start of the links the worker hands out (an artist's link in `job.assigned`). */
+  publicUrl: string;
+  /** ARTIST_LINK_GRACE_HOURS: how long an artist's link outlives its job's artistDueDate. */
+  artistLinkGraceHours: number;
   /** Sends pushes: the provider PUSH_PROVIDER names (log by default). */
   push: PushProvider;
   /** Events processed and delivery attempts, served by the worker's metrics listener (when it has one). */

@@ -1,3 +1,4 @@
+import { assignedArtistLink } from '../src/domain/artist-links/show-artist-links.ts';
 import { applyJobAction, type JobActionInput } from '../src/domain/jobs/apply-job-action.ts';
 import { createJobRecord, type CreateJobRecordInput } from '../src/domain/jobs/create-job-record.ts';
 import type { JobView } from '../src/domain/jobs/job-view.ts';
@@ -8,23 +9,29 @@ import { withDomainFailures } from './domain-failures.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** The recording job workflow's I/O: writing transitions to Postgres and emitting its outbound events. */
-export function createJobActivities({ orm, temporal, delivery }: ActivityDeps) {
+export function createJobActivities({ orm, temporal, delivery, secrets, publicUrl, artistLinkGraceHours }: ActivityDeps) {
+  const linkDeps = () => ({ em: orm.em.fork(), secrets, publicUrl, graceHours: artistLinkGraceHours });
   return {
     createJobRecord(input: CreateJobRecordInput): Promise<JobView> {
       return withDomainFailures(() => createJobRecord(orm.em.fork(), input));
     },
 
     async applyJobAction(input: JobActionInput & { jobId: string; transitionId: string }): Promise<JobView> {
-      const view = await withDomainFailures(() => applyJobAction(orm.em.fork(), input));
+      const view = await withDomainFailures(() => applyJobAction(orm.em.fork(), input, secrets));
       // The message is READY now: its send run, if it was scheduled, may go (a retry signals again, to no effect).
       if (input.action === 'accept') await notifyMessageReady(temporal, view.notificationId);
       return view;
     },
 
     async publishJobEvent(input: { eventId: string; accountId: string; type: EventType; result: Record<string, unknown> }): Promise<void> {
+      // The artist's link travels in the event, never in the run's history: it is added here, from Postgres.
+      const result =
+        input.type === 'job.assigned'
+          ? { ...input.result, artistLink: await assignedArtistLink(linkDeps(), String(input.result.jobId), input.result.artist) }
+          : input.result;
       await publishEvent(
         { em: orm.em.fork(), temporal, delivery },
-        { eventId: input.eventId, accountId: input.accountId, type: input.type, data: { result: input.result } },
+        { eventId: input.eventId, accountId: input.accountId, type: input.type, data: { result } },
       );
     },
   };

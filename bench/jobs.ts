@@ -43,7 +43,7 @@ import { createConnection } from '../src/domain/connections/create-connection.ts
 import { createNotification } from '../src/domain/notifications/create-notification.ts';
 import { connectOrm, type Orm } from '../src/persistence/orm.ts';
 import { systemResolve } from '../src/security/ip-policy.ts';
-import { createSecretBox } from '../src/security/secret-box.ts';
+import { createSecretBox, type SecretBox } from '../src/security/secret-box.ts';
 import { generateLocalCertificate } from '../src/dev/local-certificate.ts';
 import { jobWorkflowId } from '../workflows/recording-job.contract.ts';
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './support/cpu.ts';
@@ -292,7 +292,7 @@ async function httpLifecycle(client: JsonClient, tenant: Tenant, notificationId:
  * The same seven state changes with the domain's database functions, called in this process on a fresh ORM fork
  * each (as the activities call them), with fresh transition ids; each call timed the same way.
  */
-async function directLifecycle(orm: Orm, tenant: Tenant, notificationId: string, index: number, record: PhaseRecord): Promise<void> {
+async function directLifecycle(orm: Orm, secrets: SecretBox, tenant: Tenant, notificationId: string, index: number, record: PhaseRecord): Promise<void> {
   const jobId = randomUUID();
   const timed = async <R>(kind: Kind, work: () => Promise<R>): Promise<R | undefined> => {
     const startedAt = now();
@@ -308,7 +308,7 @@ async function directLifecycle(orm: Orm, tenant: Tenant, notificationId: string,
   };
   // What the API's zod parse makes of the same body (isStock defaults to 0).
   const { appId, ...fields } = jobBody(tenant.appId, notificationId);
-  const apply = (input: Parameters<typeof applyJobAction>[1]) => applyJobAction(orm.em.fork(), input);
+  const apply = (input: Parameters<typeof applyJobAction>[1]) => applyJobAction(orm.em.fork(), input, secrets);
   if (!(await timed('create', () => createJobRecord(orm.em.fork(), { ...fields, isStock: 0, jobId, accountId: tenant.accountId, appId, transitionId: randomUUID() })))) return;
   if (!(await timed('update', () => apply({ jobId, transitionId: randomUUID(), action: 'update', changes: jobChanges })))) return;
   if (!(await timed('execute', () => apply({ jobId, transitionId: randomUUID(), action: 'execute' })))) return;
@@ -647,12 +647,12 @@ async function main(context: BenchContext): Promise<number> {
   // --- Baseline: the domain's database functions, called directly ----------------------------------------------
   if (WARMUP > 0) {
     await runPhase('direct baseline warm-up', WARMUP, signal, (index, record) =>
-      directLifecycle(stack.workerOrm, directBaseline, directBaseline.messages[N + index]!, N + index, record),
+      directLifecycle(stack.workerOrm, createSecretBox(stack.settings.secretsKey), directBaseline, directBaseline.messages[N + index]!, N + index, record),
     );
   }
   const cpuDirectStart = cpuSnapshot();
   const direct = await runPhase('direct baseline', N, signal, (index, record) =>
-    directLifecycle(stack.workerOrm, directBaseline, directBaseline.messages[index]!, index, record),
+    directLifecycle(stack.workerOrm, createSecretBox(stack.settings.secretsKey), directBaseline, directBaseline.messages[index]!, index, record),
   );
   const cpuDirectEnd = cpuSnapshot();
 

@@ -188,6 +188,28 @@ function checkStorageSettings(config: { STORAGE_DRIVER: string; S3_BUCKET?: stri
   }
 }
 
+/**
+ * The service's public address, which the links it hands out start with (an artist's link, `{PUBLIC_URL}/artist/…`):
+ * an absolute http(s) URL, with a path prefix behind a proxy, and no trailing slash (one is dropped). The production
+ * roles require it: the worker builds links with no request to take an address from, and a link built from a
+ * request's Host header would point wherever a caller says. Embedded mode defaults it to the API's own address.
+ */
+const publicUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .refine((value) => !/[?#]/.test(value), 'must have no query or fragment')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+/**
+ * What the API and the worker both need to hand out and check artist links: the address, and how long a link
+ * outlives its job's artistDueDate (docs/recordings.md, "The artist's link").
+ */
+const linkSettings = {
+  PUBLIC_URL: publicUrl,
+  ARTIST_LINK_GRACE_HOURS: z.coerce.number().int().min(0).max(8760).default(72),
+};
+/** The link settings when none is set, for callers that build settings by hand (tests, benches). */
+export const artistLinkGraceHoursDefault = z.object({ ARTIST_LINK_GRACE_HOURS: linkSettings.ARTIST_LINK_GRACE_HOURS }).parse({}).ARTIST_LINK_GRACE_HOURS;
+
 const apiSettings = {
   PORT: port.default(3000),
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters'),
@@ -219,6 +241,7 @@ const productionSchemas = {
       ...metricsSettings,
       ...recordingSettings,
       ...storageSettings,
+      ...linkSettings,
       DATABASE_URL: postgresUrl,
       TEMPORAL_ADDRESS: hostPort,
     })
@@ -235,6 +258,7 @@ const productionSchemas = {
       ...ingestRelaySettings,
       ...recordingSettings,
       ...storageSettings,
+      ...linkSettings,
       WORKER_ROLE: z.enum(workerRoles).default('all'),
       /** A workflow bundle built by `npm run bundle:workflows` from the same code; unset, the worker bundles at start. */
       WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
@@ -265,6 +289,9 @@ const embeddedSchema = z
     ...recordingSettings,
     PUSH_PROVIDER: z.enum(embeddedPushProviders).default('log'),
     ...storageSettings,
+    ...linkSettings,
+    /** Unset: the API's own address, http://127.0.0.1:<PORT> (src/main/start.ts). */
+    PUBLIC_URL: publicUrl.optional(),
     SECRETS_KEY: secretsKey.optional(),
     PORT: apiSettings.PORT,
     ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),

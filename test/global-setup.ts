@@ -12,6 +12,7 @@ import { startServiceWorker } from '../src/service/worker-process.ts';
 import { generateSecretsKey } from '../src/security/secret-box.ts';
 import { writeWorkflowBundle } from '../src/temporal/workflow-bundle.ts';
 import { installTemporalRuntime } from '../src/temporal/worker.ts';
+import { freePort } from '../src/dev/free-port.ts';
 import { generateLocalCertificate } from '../src/dev/local-certificate.ts';
 import { createTestDatabase } from './support/test-database.ts';
 
@@ -70,12 +71,15 @@ export default async function setup(project: TestProject) {
     await migrateUp(orm);
 
     const certificate = await generateLocalCertificate();
+    // The API's port is chosen first: the links the service hands out (PUBLIC_URL) point at it, worker's included.
+    const apiPort = await freePort();
     const settings: ServiceSettings = {
       databaseUrl: database.url,
       temporalAddress: temporal.address,
       namespace,
       taskQueue,
       secretsKey,
+      publicUrl: `http://127.0.0.1:${apiPort}`,
       // The test receivers listen on loopback, which the address policy blocks unless allowed.
       outboundAllowCidrs: '127.0.0.0/8,::1/128',
       // Quick retries, so retry tests finish in seconds; the schedule's shape is the same as in production.
@@ -91,7 +95,7 @@ export default async function setup(project: TestProject) {
     const apiRateLimit = { perSecond: 100_000, burst: 100_000 };
     const services = await createApiServices({ ...settings, adminToken, apiRateLimit, ingestRateLimit: { perSecond: 1000, burst: 1000 } }, orm);
     cleanups.push(() => closeApiServices(services, { keepOrm: true }));
-    const api = await startApiServer(0, services, '127.0.0.1');
+    const api = await startApiServer(apiPort, services, '127.0.0.1');
     cleanups.push(api.close);
     progress(`service running at ${api.url}`);
 

@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { z } from 'zod';
 import type { createJobBody, recordingBody, updateJobBody } from '../../src/api/jobs/schemas.ts';
+import { artistLinkDeps } from '../../src/api/request-deps.ts';
 import { routes } from '../../src/api/routes.ts';
+import { withArtistLink } from '../../src/domain/artist-links/show-artist-links.ts';
 import { findOwnedApp } from '../../src/domain/apps/find-owned-app.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { applyJobAction } from '../../src/domain/jobs/apply-job-action.ts';
 import { createJobRecord } from '../../src/domain/jobs/create-job-record.ts';
 import { findOwnedJob, findOwnedRecording } from '../../src/domain/jobs/find-owned-job.ts';
+import type { JobView } from '../../src/domain/jobs/job-view.ts';
 import { getNotification } from '../../src/domain/notifications/get-notification.ts';
 import { buildApp, requestListener } from '../../src/http/app.ts';
 import type { RequestContext, RouteSpec } from '../../src/http/route.ts';
@@ -18,6 +21,8 @@ type Handler = RouteSpec['handler'];
 /** The transaction runs on a fresh fork of the API's pool, as the activity runs it on a fresh fork of the worker's. */
 const writer = (ctx: RequestContext) => ctx.services.orm.em.fork();
 const accountOf = (ctx: RequestContext) => ctx.account!.id;
+/** The job as the service's routes answer it: with its artist's link, read after the write. */
+const shown = async (ctx: RequestContext, job: JobView | Promise<JobView>) => withArtistLink(artistLinkDeps(ctx), await job);
 
 /**
  * The job routes' handlers without Temporal: the same pre-checks as src/domain/jobs/job-actions.ts and
@@ -31,8 +36,8 @@ const direct: Record<string, Handler> = {
     const accountId = accountOf(ctx);
     await findOwnedApp(ctx.em, accountId, appId);
     await getNotification(ctx.em, accountId, fields.notificationId);
-    const job = await createJobRecord(writer(ctx), { ...fields, jobId: randomUUID(), accountId, appId, transitionId: randomUUID() });
-    return { status: 201, body: job };
+    const job = createJobRecord(writer(ctx), { ...fields, jobId: randomUUID(), accountId, appId, transitionId: randomUUID() });
+    return { status: 201, body: await shown(ctx, job) };
   },
   updateJob: async ({ body }, ctx) => {
     const { id, companyId: _companyId, appId, ...changes } = body as z.output<typeof updateJobBody>;
@@ -40,29 +45,29 @@ const direct: Record<string, Handler> = {
     if (appId !== undefined && appId !== job.appId) {
       throw new DomainError('validation_failed', 'A job cannot move to another app', [{ path: 'body.appId', message: 'must be the job’s app' }]);
     }
-    return { status: 200, body: await applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'update', changes }) };
+    return { status: 200, body: await shown(ctx, applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'update', changes }, ctx.services.secrets)) };
   },
   executeJob: async ({ query }, ctx) => {
     const job = await findOwnedJob(ctx.em, accountOf(ctx), (query as { id: string }).id);
-    return { status: 200, body: await applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'execute' }) };
+    return { status: 200, body: await shown(ctx, applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'execute' }, ctx.services.secrets)) };
   },
   submitRecording: async ({ query, body }, ctx) => {
     const job = await findOwnedJob(ctx.em, accountOf(ctx), (query as { id: string }).id);
     const fileId = randomUUID();
     const recording = body as z.output<typeof recordingBody>;
-    const stored = await applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'submitRecording', fileId, recording });
+    const stored = await applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'submitRecording', fileId, recording }, ctx.services.secrets);
     const file = stored.recordings.find((candidate) => candidate.fileId === fileId)!;
-    return { status: 201, body: { ...file, job: stored } };
+    return { status: 201, body: { ...file, job: await shown(ctx, stored) } };
   },
   selectRecording: async ({ query }, ctx) => {
     const fileId = (query as { file_id: string }).file_id;
     const file = await findOwnedRecording(ctx.em, accountOf(ctx), fileId);
     const job = await findOwnedJob(ctx.em, accountOf(ctx), file.jobId);
-    return { status: 200, body: await applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'select', fileId }) };
+    return { status: 200, body: await shown(ctx, applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'select', fileId }, ctx.services.secrets)) };
   },
   acceptJob: async ({ query }, ctx) => {
     const job = await findOwnedJob(ctx.em, accountOf(ctx), (query as { id: string }).id);
-    return { status: 200, body: await applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'accept' }) };
+    return { status: 200, body: await shown(ctx, applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'accept' }, ctx.services.secrets)) };
   },
 };
 

@@ -126,6 +126,8 @@ export interface StackOptions {
   temporalNiceness?: number | undefined;
 }
 
+const benchPublicUrl = 'http://bench.invalid';
+
 /** The shared part of every bench's stack: a scratch database (migrated), a Temporal dev server, the bundle. */
 export interface Stack {
   settings: ServiceSettings;
@@ -189,6 +191,8 @@ export async function startStack(context: BenchContext, progress: Progress, opti
     taskQueue: options.taskQueue,
     interactiveTaskQueue: options.interactiveTaskQueue,
     secretsKey: generateSecretsKey(),
+    // The benches follow no link the service hands out (an artist's link); `.invalid` says that this one leads nowhere.
+    publicUrl: benchPublicUrl,
     outboundAllowCidrs: options.outboundAllowCidrs,
     delivery: options.delivery ?? productionDelivery,
     push: { provider: 'log' },
@@ -287,6 +291,7 @@ async function startServiceProcess(
     TEMPORAL_NAMESPACE: stack.settings.namespace,
     TEMPORAL_TASK_QUEUE: stack.settings.taskQueue,
     SECRETS_KEY: stack.settings.secretsKey,
+    PUBLIC_URL: stack.settings.publicUrl,
     WORKFLOW_BUNDLE_PATH: stack.bundle.codePath,
     ...(stack.settings.interactiveTaskQueue === undefined ? {} : { TEMPORAL_INTERACTIVE_TASK_QUEUE: stack.settings.interactiveTaskQueue }),
     // The relays' settings, so a bench can be run against other values (INGEST_RELAY_LINGER_MS=500 npm run bench:…).

@@ -1,3 +1,4 @@
+import type { ArtistLinkDeps } from '../domain/artist-links/artist-link-deps.ts';
 import type { EndpointDeps } from '../domain/endpoints/create-endpoint.ts';
 import type { PublishDeps } from '../domain/events/publish-event.ts';
 import type { IngestDeps } from '../domain/ingest/ingest-deps.ts';
@@ -8,6 +9,12 @@ import type { RequestContext } from '../http/route.ts';
 export const endpointDeps = ({ em, services }: RequestContext): EndpointDeps => ({ em, secrets: services.secrets, outbound: services.outbound });
 export const publishDeps = ({ em, services }: RequestContext): PublishDeps => ({ em, temporal: services.temporal, delivery: services.delivery });
 export const jobDeps = ({ em, services, idempotency }: RequestContext): JobDeps => ({ em, temporal: services.temporal, updateId: idempotency?.operationId });
+export const artistLinkDeps = ({ em, services }: RequestContext): ArtistLinkDeps => ({
+  em,
+  secrets: services.secrets,
+  publicUrl: services.publicUrl,
+  graceHours: services.artistLinkGraceHours,
+});
 export const ingestDeps = ({ em, services }: RequestContext): IngestDeps => ({
   em,
   temporal: services.temporal,

@@ -2,6 +2,7 @@ import type { RouteSpec } from '../http/route.ts';
 import { abTestRoutes } from './abtests/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
+import { artistRoutes } from './artist/routes.ts';
 import { connectionRoutes } from './connections/routes.ts';
 import { deliveryRoutes } from './deliveries/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
@@ -26,6 +27,7 @@ export const routes: RouteSpec[] = [
   ...appRoutes,
   ...notificationRoutes,
   ...jobRoutes,
+  ...artistRoutes,
   ...stockRoutes,
   ...eventTypeRoutes,
   ...endpointRoutes,

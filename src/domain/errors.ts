@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'duplicate_message'
   | 'not_found'
+  | 'link_expired'
   | 'method_not_allowed'
   | 'invalid_state'
   | 'invalid_url'
@@ -59,6 +60,7 @@ const statusOf: Record<ErrorCode, number> = {
   rate_limited: 429,
   duplicate_message: 409,
   not_found: 404,
+  link_expired: 410,
   method_not_allowed: 405,
   invalid_state: 409,
   invalid_url: 422,

@@ -3,13 +3,14 @@ import type { Logger } from '../logger.ts';
 
 /**
  * The path as logged: an ingest path's inbound key, which alone lets anyone post to the connection's URL (unsigned
- * posts are refused, but the key is still the connection's address), is replaced by `[redacted]`.
+ * posts are refused, but the key is still the connection's address), and an artist's link's token, which opens its
+ * job's artist routes, are replaced by `[redacted]`.
  */
-export const loggedPath = (path: string) => path.replace(/^(\/v1\/in\/)[^/]+/, '$1[redacted]');
+export const loggedPath = (path: string) => path.replace(/^(\/v1\/in\/|\/artist\/)[^/]+/, '$1[redacted]');
 
 /**
  * One structured line per request. The query string is left out: it can carry ids a caller considers private. The
- * path is kept (its ids help find a request), but not an inbound key.
+ * path is kept (its ids help find a request), but not an inbound key or a link's token.
  */
 export function accessLog(logger: Logger): Middleware {
   return async (ctx, next) => {

@@ -2,13 +2,15 @@ import { createHmac, hkdfSync } from 'node:crypto';
 import type { Context } from 'koa';
 import { DomainError } from '../domain/errors.ts';
 import type { Account } from '../persistence/entities/account.ts';
-import { burstWindowSeconds, type RateLimit } from '../persistence/rate-limiter.ts';
+import { burstWindowSeconds, type RateDecision, type RateLimit } from '../persistence/rate-limiter.ts';
+import { sha256Hex } from '../security/tokens.ts';
 import type { AuthKind } from './route.ts';
 import type { ApiServices } from './services.ts';
 
 // The management API's rate limit (docs/api.md, "Rate limits"; docs/adr/0049): per account on every route that
 // takes an API key, per admin token on the admin routes. Routes without credentials (health, the OpenAPI document)
-// are not limited, and neither is the ingest endpoint by this limit: it has its own, per connection.
+// are not limited, and neither is the ingest endpoint by this limit: it has its own, per connection. The artist's
+// link routes, which take a token in their path instead of credentials, have theirs (`applyLinkRateLimit`).
 
 /** Whether this limit applies to a route: to every route with a caller. */
 export const isRateLimited = (auth: AuthKind): boolean => auth !== 'none';
@@ -36,17 +38,49 @@ export async function applyRateLimit(auth: AuthKind, account: Account | undefine
   const { limiter, limit, adminKey } = services.apiRateLimit;
   const key = auth === 'admin' ? adminKey : `account:${account!.id}`;
   const decision = await limiter.consume(key, limit);
+  setRateLimitHeaders(ctx, limit, decision);
+  if (!decision.allowed) throw rateLimited(auth === 'admin' ? 'with the admin token' : 'for this account', limit, decision.retryAfterSeconds);
+}
+
+/**
+ * An artist's link's routes (a token in the path, no credentials): every request counts against its client's address
+ * and against its token (by the token's hash, never the token), so that neither trying tokens from one address nor
+ * pressing one link from many goes far. The address is the connection's (the API does not trust X-Forwarded-For):
+ * behind a proxy every artist shares the proxy's, so that limit is set well above what one person sends.
+ */
+export const linkRateLimits = {
+  perAddress: { perSecond: 20, burst: 200 },
+  perToken: { perSecond: 5, burst: 50 },
+} as const satisfies Record<string, RateLimit>;
+
+/** Counts one request of a link route, by address, then by token; the headers are those of the limit nearer its end. */
+export async function applyLinkRateLimit(token: string, ctx: Context, services: ApiServices): Promise<void> {
+  const { limiter } = services.apiRateLimit;
+  const counts = [
+    { caller: 'from this address', limit: linkRateLimits.perAddress, key: `link-address:${ctx.ip}` },
+    { caller: 'for this link', limit: linkRateLimits.perToken, key: `link-token:${sha256Hex(token)}` },
+  ];
+  let nearest: { limit: RateLimit; decision: RateDecision } | undefined;
+  for (const { caller, limit, key } of counts) {
+    const decision = await limiter.consume(key, limit);
+    if (!nearest || decision.remaining / limit.perSecond < nearest.decision.remaining / nearest.limit.perSecond) nearest = { limit, decision };
+    if (!decision.allowed) {
+      setRateLimitHeaders(ctx, limit, decision);
+      throw rateLimited(caller, limit, decision.retryAfterSeconds);
+    }
+  }
+  setRateLimitHeaders(ctx, nearest!.limit, nearest!.decision);
+}
+
+function setRateLimitHeaders(ctx: Context, limit: RateLimit, decision: RateDecision): void {
   ctx.set({
     'RateLimit-Limit': String(limit.perSecond),
     'RateLimit-Remaining': String(Math.min(limit.perSecond, Math.max(0, decision.remaining))),
     'RateLimit-Reset': String(Math.max(0, decision.resetSeconds)),
   });
-  if (decision.allowed) return;
-  const caller = auth === 'admin' ? 'with the admin token' : 'for this account';
-  throw new DomainError(
-    'rate_limited',
-    `Too many requests ${caller} (${allowanceOf(limit)}); retry after ${decision.retryAfterSeconds} s`,
-    undefined,
-    { 'Retry-After': String(decision.retryAfterSeconds) },
-  );
 }
+
+const rateLimited = (caller: string, limit: RateLimit, retryAfterSeconds: number) =>
+  new DomainError('rate_limited', `Too many requests ${caller} (${allowanceOf(limit)}); retry after ${retryAfterSeconds} s`, undefined, {
+    'Retry-After': String(retryAfterSeconds),
+  });

@@ -82,6 +82,11 @@ export interface RouteSpec<
    * then never queues for a connection behind ingest acceptance and other bulk requests (docs/adr/0045-the-job-routes-have-a-postgres-pool-of-their-own.md).
    */
   interactive?: boolean;
+  /**
+   * The path parameter that carries a link's token (an artist's link, `/artist/:token/…`), on a route that takes no
+   * credentials: the router rate-limits it per client address and per token (src/http/rate-limit.ts).
+   */
+  linkTokenParam?: string;
   responses: Record<number, ResponseSpec>;
   handler: (
     input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; readRaw: () => Promise<Buffer> },

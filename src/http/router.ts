@@ -4,7 +4,7 @@ import type {} from './request-state.ts';
 import { authenticate, checkPathAccount } from './auth.ts';
 import { parseJsonBody, readRawBody } from './body.ts';
 import { idempotencyKeyOf, runIdempotently } from './idempotency.ts';
-import { applyRateLimit } from './rate-limit.ts';
+import { applyLinkRateLimit, applyRateLimit } from './rate-limit.ts';
 import type { Idempotency, RequestContext, RouteSpec } from './route.ts';
 import type { ApiServices } from './services.ts';
 import { parseInput } from './validate.ts';
@@ -19,6 +19,7 @@ async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): 
   // After authentication, so the limit is the caller's (a 401 counts against no one); before the input is read, so
   // a flood is refused cheaply. From here on every answer carries the RateLimit headers.
   await applyRateLimit(route.auth, account, ctx, services);
+  if (route.linkTokenParam !== undefined) await applyLinkRateLimit(rawParams[route.linkTokenParam] ?? '', ctx, services);
   checkPathAccount(account, rawParams.accountId);
   const idempotencyKey = idempotencyKeyOf(route, ctx);
 

@@ -19,6 +19,10 @@ export interface ApiServices {
   logger: Logger;
   secrets: SecretBox;
   delivery: DeliverySettings;
+  /** PUBLIC_URL: the start of the links the API hands out (no trailing slash). */
+  publicUrl: string;
+  /** ARTIST_LINK_GRACE_HOURS: how long an artist's link outlives its job's artistDueDate. */
+  artistLinkGraceHours: number;
   /** Checks endpoint URLs against the address policy. */
   outbound: { allow: AllowList; resolve: Resolve };
   /**

@@ -73,7 +73,12 @@ runMain(async () => {
     // With the fake, the push settings are the fake's own (the FCM provider, pointed at it), not FCM_* ones.
     const pushProvider = config.PUSH_PROVIDER === 'fake-fcm' ? 'log' : config.PUSH_PROVIDER;
     const settings = {
-      ...serviceSettingsFrom({ ...config, SECRETS_KEY: secretsKey, PUSH_PROVIDER: pushProvider }, { databaseUrl, temporalAddress }, logger),
+      ...serviceSettingsFrom(
+        // Links point at this API unless PUBLIC_URL says otherwise (the address the banner prints).
+        { ...config, SECRETS_KEY: secretsKey, PUSH_PROVIDER: pushProvider, PUBLIC_URL: config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}` },
+        { databaseUrl, temporalAddress },
+        logger,
+      ),
       ...(localFcm ? { push: localFcm.push } : {}),
       metrics: metrics.registry,
     };

@@ -6,7 +6,7 @@ import { createInboundConnections } from '../domain/ingest/inbound-connections.t
 import { wakeIngestRelays } from '../persistence/outbox-channels.ts';
 import { createCoalescedWake } from '../outbox/coalesced-wake.ts';
 import { measureIngestBacklog } from '../domain/ingest/measure-ingest-backlog.ts';
-import { ConfigError } from '../config.ts';
+import { artistLinkGraceHoursDefault, ConfigError } from '../config.ts';
 import { adminRateLimitKey } from '../http/rate-limit.ts';
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
@@ -33,6 +33,10 @@ export interface ServiceSettings {
   /** The task queue of interactive runs (recording jobs); unset, `<taskQueue>-interactive`. */
   interactiveTaskQueue?: string | undefined;
   secretsKey: string;
+  /** PUBLIC_URL: the start of every link the service hands out (no trailing slash). */
+  publicUrl: string;
+  /** ARTIST_LINK_GRACE_HOURS; unset, its default. */
+  artistLinkGraceHours?: number | undefined;
   outboundAllowCidrs?: string | undefined;
   delivery: DeliverySettings;
   /** The worker's delivery relay; its defaults when absent. */
@@ -84,6 +88,8 @@ interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig {
   TEMPORAL_TASK_QUEUE: string;
   TEMPORAL_INTERACTIVE_TASK_QUEUE?: string | undefined;
   SECRETS_KEY: string;
+  PUBLIC_URL: string;
+  ARTIST_LINK_GRACE_HOURS: number;
   OUTBOUND_ALLOW_CIDRS?: string | undefined;
 }
 
@@ -110,6 +116,8 @@ export function serviceSettingsFrom(
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     interactiveTaskQueue: config.TEMPORAL_INTERACTIVE_TASK_QUEUE,
     secretsKey: config.SECRETS_KEY,
+    publicUrl: config.PUBLIC_URL,
+    artistLinkGraceHours: config.ARTIST_LINK_GRACE_HOURS,
     outboundAllowCidrs: config.OUTBOUND_ALLOW_CIDRS,
     delivery: deliverySettingsFrom(config),
     deliveryRelay: {
@@ -200,6 +208,8 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
     logger: settings.logger,
     secrets,
     delivery: settings.delivery,
+    publicUrl: settings.publicUrl,
+    artistLinkGraceHours: settings.artistLinkGraceHours ?? artistLinkGraceHoursDefault,
     outbound: { allow: parseAllowCidrs(settings.outboundAllowCidrs), resolve: systemResolve },
     apiRateLimit: {
       // A pool of its own: a busy ingest connection's reservations never hold up the management API's.
@@ -273,6 +283,8 @@ export async function createActivityDeps<T extends ActivityTemporal>(
     secrets: createSecretBox(settings.secretsKey),
     temporal: { client: temporal.client, taskQueue: settings.taskQueue, eagerStart: temporal.eagerStart },
     delivery: settings.delivery,
+    publicUrl: settings.publicUrl,
+    artistLinkGraceHours: settings.artistLinkGraceHours ?? artistLinkGraceHoursDefault,
     push,
     metrics: createWorkerMetrics(settings.metrics ?? new Registry()),
     connected: temporal,

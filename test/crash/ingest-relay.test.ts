@@ -55,6 +55,7 @@ beforeAll(async () => {
       namespace: inject('namespace'),
       taskQueue,
       secretsKey: inject('secretsKey'),
+      publicUrl: inject('apiUrl'),
       delivery: inject('delivery'),
       push: { provider: 'log' },
       ingestRelay: { batchSize: 10, chunkSize: 5, lanes: 0, pollIntervalMs: 200, lingerMs: 0 },

@@ -29,6 +29,7 @@ const requiredValues: Record<string, string> = {
   TEMPORAL_ADDRESS: 'temporal:7233',
   ADMIN_TOKEN: 'a'.repeat(32),
   SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
+  PUBLIC_URL: 'https://push.example.com',
 };
 
 const roles: Role[] = ['api', 'worker', 'migrate'];

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyJobAction } from '../../src/domain/jobs/apply-job-action.ts';
 import { createJobRecord } from '../../src/domain/jobs/create-job-record.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
+import { createSecretBox } from '../../src/security/secret-box.ts';
 import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
@@ -11,6 +12,7 @@ import { newMessage, sampleJob } from '../support/jobs.ts';
 // the retry runs the write again with the same transition id. These are the writes' answers to that second run.
 
 let orm: Orm;
+const secrets = createSecretBox(inject('secretsKey'));
 beforeAll(async () => {
   orm = await connectOrm(inject('databaseUrl'), 2);
 });
@@ -35,15 +37,15 @@ describe('a job step written twice under one transition id', () => {
   it('applies a step once, and the next step under its own id', async () => {
     const { input } = await newJobRecord();
     const jobId = input.jobId;
-    await applyJobAction(orm.em.fork(), { jobId, transitionId: randomUUID(), action: 'execute' });
+    await applyJobAction(orm.em.fork(), { jobId, transitionId: randomUUID(), action: 'execute' }, secrets);
     const submit = { jobId, transitionId: randomUUID(), action: 'submitRecording' as const, fileId: randomUUID(), recording: { url: 'https://cdn.example.com/once.m4a' } };
-    const first = await applyJobAction(orm.em.fork(), submit);
-    await expect(applyJobAction(orm.em.fork(), submit)).resolves.toEqual(first);
+    const first = await applyJobAction(orm.em.fork(), submit, secrets);
+    await expect(applyJobAction(orm.em.fork(), submit, secrets)).resolves.toEqual(first);
     expect(first.recordings).toHaveLength(1);
     expect(await query('select 1 from job_files where job_id = $1', [jobId])).toHaveLength(1);
 
     // The same action under a new transition id is a second submission, as a second call would be.
-    const again = await applyJobAction(orm.em.fork(), { ...submit, transitionId: randomUUID(), fileId: randomUUID() });
+    const again = await applyJobAction(orm.em.fork(), { ...submit, transitionId: randomUUID(), fileId: randomUUID() }, secrets);
     expect(again.recordings).toHaveLength(2);
   });
 });

@@ -21,27 +21,28 @@ const run = async (script: string, env: NodeJS.ProcessEnv) => {
 };
 
 const key = Buffer.alloc(32, 3).toString('base64');
+const publicUrl = 'https://push.example.com';
 
 describe('entry points refuse a bad configuration with one line naming the variable', () => {
   it.each([
-    ['src/main/api.ts', { TEMPORAL_ADDRESS: 'localhost:7233', ADMIN_TOKEN: 'a'.repeat(32), SECRETS_KEY: key }, 'Configuration error: DATABASE_URL is required'],
-    ['src/main/worker.ts', { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'nope', SECRETS_KEY: key }, 'Configuration error: TEMPORAL_ADDRESS is invalid: must be host:port'],
+    ['src/main/api.ts', { TEMPORAL_ADDRESS: 'localhost:7233', ADMIN_TOKEN: 'a'.repeat(32), SECRETS_KEY: key, PUBLIC_URL: publicUrl }, 'Configuration error: DATABASE_URL is required'],
+    ['src/main/worker.ts', { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'nope', SECRETS_KEY: key, PUBLIC_URL: publicUrl }, 'Configuration error: TEMPORAL_ADDRESS is invalid: must be host:port'],
     ['src/main/migrate.ts', { DATABASE_URL: 'http://example.com' }, 'Configuration error: DATABASE_URL is invalid: must be a postgres:// URL'],
     ['src/main/start.ts', { PORT: 'eighty' }, 'Configuration error: PORT is invalid'],
     [
       'src/main/worker.ts',
-      { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'localhost:7233', SECRETS_KEY: key, PUSH_PROVIDER: 'fcm' },
+      { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'localhost:7233', SECRETS_KEY: key, PUBLIC_URL: publicUrl, PUSH_PROVIDER: 'fcm' },
       'Configuration error: FCM_SERVICE_ACCOUNT_FILE is required when PUSH_PROVIDER is fcm',
     ],
     // The key file is read as the worker starts, after the database is reached: this one reaches the run's.
     [
       'src/main/worker.ts',
-      { DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: unreachable, SECRETS_KEY: key, PUSH_PROVIDER: 'fcm', FCM_SERVICE_ACCOUNT_FILE: '/nonexistent/fcm.json' },
+      { DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: unreachable, SECRETS_KEY: key, PUBLIC_URL: publicUrl, PUSH_PROVIDER: 'fcm', FCM_SERVICE_ACCOUNT_FILE: '/nonexistent/fcm.json' },
       'Configuration error: FCM_SERVICE_ACCOUNT_FILE is invalid: /nonexistent/fcm.json cannot be read (ENOENT)',
     ],
     [
       'src/main/worker.ts',
-      { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'localhost:7233', SECRETS_KEY: key, WORKFLOW_BUNDLE_PATH: '/nonexistent/bundle.js' },
+      { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'localhost:7233', SECRETS_KEY: key, PUBLIC_URL: publicUrl, WORKFLOW_BUNDLE_PATH: '/nonexistent/bundle.js' },
       'Configuration error: WORKFLOW_BUNDLE_PATH is invalid: /nonexistent/bundle.js cannot be read (ENOENT)',
     ],
   ])('%s', async (script, env, expected) => {

@@ -32,6 +32,8 @@ export async function startApiInstance(overrides: Partial<ApiSettings> = {}): Pr
     apiRateLimit: suiteApiRateLimit,
     ingestRateLimit: { perSecond: 1000, burst: 1000 },
     secretsKey: inject('secretsKey'),
+    // Links lead to the suite's API, whose worker makes them.
+    publicUrl: inject('apiUrl'),
     delivery: inject('delivery'),
     logger: createLogger('silent'),
     ...overrides,
@@ -57,6 +59,7 @@ const serviceEnv = (taskQueue: string): NodeJS.ProcessEnv => ({
   TEMPORAL_NAMESPACE: inject('namespace'),
   TEMPORAL_TASK_QUEUE: taskQueue,
   SECRETS_KEY: inject('secretsKey'),
+  PUBLIC_URL: inject('apiUrl'),
   OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
   LOG_LEVEL: 'info',
   // The suite's bundle, as the image's workers load theirs: no child worker spends seconds bundling at start.

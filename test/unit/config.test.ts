@@ -10,6 +10,7 @@ const validApi = {
   TEMPORAL_ADDRESS: 'temporal:7233',
   ADMIN_TOKEN: 'a'.repeat(32),
   SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
+  PUBLIC_URL: 'https://push.example.com',
 };
 
 describe('configuration', () => {
@@ -36,6 +37,7 @@ describe('configuration', () => {
       DATA_DIR: '.data',
       S3_REGION: 'us-east-1',
       S3_FORCE_PATH_STYLE: false,
+      ARTIST_LINK_GRACE_HOURS: 72,
     });
   });
 
@@ -88,6 +90,19 @@ describe('configuration', () => {
   it('requires nothing in embedded mode, and still validates what is given', () => {
     expect(loadEmbeddedConfig({})).toMatchObject({ PORT: 3000, DATA_DIR: '.data' });
     expect(() => loadEmbeddedConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN is invalid/);
+  });
+
+  it('requires PUBLIC_URL of the api and the worker, an http(s) URL whose trailing slash is dropped', () => {
+    const { PUBLIC_URL: _omitted, ...withoutUrl } = validApi;
+    expect(() => loadConfig('api', withoutUrl)).toThrow(new ConfigError('Configuration error: PUBLIC_URL is required'));
+    expect(() => loadConfig('worker', withoutUrl)).toThrow(new ConfigError('Configuration error: PUBLIC_URL is required'));
+    expect(loadConfig('worker', { ...validApi, PUBLIC_URL: 'https://example.com/richpush/' }).PUBLIC_URL).toBe('https://example.com/richpush');
+    expect(() => loadConfig('api', { ...validApi, PUBLIC_URL: 'ftp://example.com' })).toThrow(/PUBLIC_URL is invalid: must be an http:\/\/ or https:\/\/ URL/);
+    expect(() => loadConfig('api', { ...validApi, PUBLIC_URL: 'https://example.com/?x=1' })).toThrow(/PUBLIC_URL is invalid: must have no query or fragment/);
+    // Embedded mode leaves it unset: src/main/start.ts puts the API's own address in its place.
+    expect(loadEmbeddedConfig({}).PUBLIC_URL).toBeUndefined();
+    expect(loadEmbeddedConfig({ ARTIST_LINK_GRACE_HOURS: '0' }).ARTIST_LINK_GRACE_HOURS).toBe(0);
+    expect(() => loadConfig('api', { ...validApi, ARTIST_LINK_GRACE_HOURS: '-1' })).toThrow(/ARTIST_LINK_GRACE_HOURS is invalid/);
   });
 
   it('bounds the recording limits: a take of 2 to 300 s, so a delivery file stays under 5 MB', () => {
@@ -190,8 +205,8 @@ describe('configuration', () => {
   });
 
   it('lists the settings each role must be given', () => {
-    expect(requiredSettings('api')).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
-    expect(requiredSettings('worker')).toEqual(['DATABASE_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
+    expect(requiredSettings('api')).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'PUBLIC_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
+    expect(requiredSettings('worker')).toEqual(['DATABASE_URL', 'PUBLIC_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
     expect(requiredSettings('migrate')).toEqual(['DATABASE_URL']);
   });
 });

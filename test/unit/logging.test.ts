@@ -39,9 +39,11 @@ describe('log redaction', () => {
 });
 
 describe('access log', () => {
-  it('keeps a path’s ids but not an inbound key', async () => {
+  it('keeps a path’s ids but not an inbound key or an artist’s token', async () => {
     expect(loggedPath('/v1/in/in_AbC123')).toBe('/v1/in/[redacted]');
     expect(loggedPath('/v1/in/in_AbC123/extra')).toBe('/v1/in/[redacted]/extra');
+    expect(loggedPath('/artist/art_AbC123/job')).toBe('/artist/[redacted]/job');
+    expect(loggedPath('/artist/art_AbC123/takes/3f1c')).toBe('/artist/[redacted]/takes/3f1c');
     expect(loggedPath('/accounts/3f1c/endpoints/ep_1')).toBe('/accounts/3f1c/endpoints/ep_1');
 
     const { logger, lines } = capturedLogger();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createJobActivities } from '../../activities/jobs.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
+import { createSecretBox } from '../../src/security/secret-box.ts';
 import { executeJob, updateJob } from '../../workflows/recording-job.contract.ts';
 import { createRecordingJobRun, recordingJobHandle } from '../../src/temporal/starters/recording-job.ts';
 import { newAccount } from '../support/api.ts';
@@ -22,7 +23,8 @@ afterAll(() => orm?.close());
 
 /** The job activities on the real database; events are caught here instead of being published. */
 function activitiesCatchingEvents(events: Array<{ type: string; result: Record<string, unknown> }>) {
-  const real = createJobActivities({ orm } as ActivityDeps);
+  // The execute step makes the artist's link, sealed with the suite's key.
+  const real = createJobActivities({ orm, secrets: createSecretBox(inject('secretsKey')) } as ActivityDeps);
   return {
     ...real,
     async publishJobEvent(event: { type: string; result: Record<string, unknown> }) {

@@ -7,9 +7,11 @@ import {
   submitJobRecording,
   updateRecordingJob,
 } from '../../domain/jobs/job-actions.ts';
+import { withArtistLink, withArtistLinks } from '../../domain/artist-links/show-artist-links.ts';
+import type { JobView } from '../../domain/jobs/job-view.ts';
 import { getRecordingJob, listRecordingJobs } from '../../domain/jobs/read-jobs.ts';
-import { defineRoute } from '../../http/route.ts';
-import { jobDeps } from '../request-deps.ts';
+import { defineRoute, type RequestContext } from '../../http/route.ts';
+import { artistLinkDeps, jobDeps } from '../request-deps.ts';
 import {
   createJobBody,
   fileIdQuery,
@@ -23,6 +25,9 @@ import {
 } from './schemas.ts';
 
 const tag = 'Recording jobs';
+
+/** Every answer that shows a job shows its artist's link (docs/recordings.md, "The artist's link"). */
+const shown = async (ctx: RequestContext, job: JobView | Promise<JobView>) => withArtistLink(artistLinkDeps(ctx), await job);
 const job = { description: 'The job as stored after the step', schema: jobSchema };
 const notFound = { description: 'No such job (or recording) in this account' };
 const invalidState = { description: 'Not allowed from the job’s current state (`invalid_state`); the message names both' };
@@ -44,13 +49,13 @@ export const jobRoutes = [
       409: { description: 'The message is not DRAFT (`invalid_state`)' },
       422: unknownSegment,
     },
-    handler: async ({ body }, ctx) => ({ status: 201, body: await createRecordingJob(jobDeps(ctx), ctx.account.id, body) }),
+    handler: async ({ body }, ctx) => ({ status: 201, body: await shown(ctx, createRecordingJob(jobDeps(ctx), ctx.account.id, body)) }),
   }),
   defineRoute({
     method: 'put',
     path: '/job/update',
     operationId: 'updateJob',
-    summary: 'Change a job while CREATED, ASSIGNED or SUBMITTED (a new artist while ASSIGNED is notified)',
+    summary: 'Change a job while CREATED, ASSIGNED or SUBMITTED (a new artist of an executed job gets a new link; while ASSIGNED, job.assigned)',
     tag,
     auth: 'account',
     interactive: true,
@@ -58,20 +63,20 @@ export const jobRoutes = [
     responses: { 200: job, 404: notFound, 409: invalidState, 422: unknownSegment },
     handler: async ({ body }, ctx) => {
       const { id, companyId: _companyId, ...changes } = body;
-      return { status: 200, body: await updateRecordingJob(jobDeps(ctx), ctx.account.id, id, changes) };
+      return { status: 200, body: await shown(ctx, updateRecordingJob(jobDeps(ctx), ctx.account.id, id, changes)) };
     },
   }),
   defineRoute({
     method: 'post',
     path: '/job/executeJob',
     operationId: 'executeJob',
-    summary: 'Assign the job to its artist (CREATED → ASSIGNED; emits job.assigned)',
+    summary: 'Assign the job to its artist (CREATED → ASSIGNED): makes the artist’s link and emits job.assigned with it',
     tag,
     auth: 'account',
     interactive: true,
     query: jobIdQuery,
     responses: { 200: job, 404: notFound, 409: invalidState },
-    handler: async ({ query }, ctx) => ({ status: 200, body: await executeRecordingJob(jobDeps(ctx), ctx.account.id, query.id) }),
+    handler: async ({ query }, ctx) => ({ status: 200, body: await shown(ctx, executeRecordingJob(jobDeps(ctx), ctx.account.id, query.id)) }),
   }),
   defineRoute({
     method: 'post',
@@ -84,7 +89,10 @@ export const jobRoutes = [
     query: jobIdQuery,
     body: recordingBody,
     responses: { 201: { description: 'The stored recording and the job', schema: submittedRecordingSchema }, 404: notFound, 409: invalidState },
-    handler: async ({ query, body }, ctx) => ({ status: 201, body: await submitJobRecording(jobDeps(ctx), ctx.account.id, query.id, body) }),
+    handler: async ({ query, body }, ctx) => {
+      const submitted = await submitJobRecording(jobDeps(ctx), ctx.account.id, query.id, body);
+      return { status: 201, body: { ...submitted, job: await shown(ctx, submitted.job) } };
+    },
   }),
   defineRoute({
     method: 'post',
@@ -97,7 +105,7 @@ export const jobRoutes = [
     interactive: true,
     query: fileIdQuery,
     responses: { 200: job, 404: notFound, 409: invalidState },
-    handler: async ({ query }, ctx) => ({ status: 200, body: await selectJobRecording(jobDeps(ctx), ctx.account.id, query.file_id) }),
+    handler: async ({ query }, ctx) => ({ status: 200, body: await shown(ctx, selectJobRecording(jobDeps(ctx), ctx.account.id, query.file_id)) }),
   }),
   defineRoute({
     method: 'post',
@@ -109,7 +117,7 @@ export const jobRoutes = [
     interactive: true,
     query: jobIdQuery,
     responses: { 200: job, 404: notFound, 409: invalidState },
-    handler: async ({ query }, ctx) => ({ status: 200, body: await acceptRecordingJob(jobDeps(ctx), ctx.account.id, query.id) }),
+    handler: async ({ query }, ctx) => ({ status: 200, body: await shown(ctx, acceptRecordingJob(jobDeps(ctx), ctx.account.id, query.id)) }),
   }),
   defineRoute({
     method: 'post',
@@ -121,7 +129,7 @@ export const jobRoutes = [
     interactive: true,
     query: jobIdQuery,
     responses: { 200: job, 404: notFound, 409: invalidState },
-    handler: async ({ query }, ctx) => ({ status: 200, body: await cancelRecordingJob(jobDeps(ctx), ctx.account.id, query.id) }),
+    handler: async ({ query }, ctx) => ({ status: 200, body: await shown(ctx, cancelRecordingJob(jobDeps(ctx), ctx.account.id, query.id)) }),
   }),
   defineRoute({
     method: 'get',
@@ -133,7 +141,7 @@ export const jobRoutes = [
     interactive: true,
     query: jobIdQuery,
     responses: { 200: { description: 'The job', schema: jobSchema }, 404: notFound },
-    handler: async ({ query }, { em, account }) => ({ status: 200, body: await getRecordingJob(em, account.id, query.id) }),
+    handler: async ({ query }, ctx) => ({ status: 200, body: await shown(ctx, getRecordingJob(ctx.em, ctx.account.id, query.id)) }),
   }),
   defineRoute({
     method: 'get',
@@ -145,6 +153,9 @@ export const jobRoutes = [
     interactive: true,
     query: listJobsQuery,
     responses: { 200: { description: 'One page of jobs', schema: jobPage } },
-    handler: async ({ query }, { em, account }) => ({ status: 200, body: await listRecordingJobs(em, account.id, query) }),
+    handler: async ({ query }, ctx) => {
+      const page = await listRecordingJobs(ctx.em, ctx.account.id, query);
+      return { status: 200, body: { ...page, items: await withArtistLinks(artistLinkDeps(ctx), page.items) } };
+    },
   }),
 ];

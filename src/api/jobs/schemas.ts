@@ -87,6 +87,13 @@ export const recordingSchema = z
   })
   .meta({ id: 'Recording' });
 
+export const artistLinkSchema = z
+  .object({
+    url: z.url().meta({ description: '`{PUBLIC_URL}/artist/{token}`: hand it to the artist; it opens this job’s artist routes, and no others.' }),
+    expiresAt: timestamp.meta({ description: 'artistDueDate plus ARTIST_LINK_GRACE_HOURS, or 14 days after the link was made when there is no artistDueDate.' }),
+  })
+  .meta({ id: 'ArtistLink' });
+
 export const jobSchema = z
   .object({
     id: z.uuid(),
@@ -106,6 +113,9 @@ export const jobSchema = z
     status: z.enum(jobStatuses),
     selectedFileId: z.uuid().nullable(),
     recordings: z.array(recordingSchema),
+    artistLink: artistLinkSchema
+      .nullable()
+      .meta({ description: 'The artist’s link, made by executeJob and made anew when the artist changes; null before executeJob and once the job is accepted or cancelled.' }),
     workflowId: z.string().meta({ description: 'The Temporal workflow that runs this job: job:<id>.' }),
     createdAt: timestamp,
     updatedAt: timestamp,

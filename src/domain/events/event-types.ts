@@ -17,8 +17,18 @@ export const eventTypeCatalogue = {
     exampleResult: { endpointId: 'ep_5Qb7…', url: 'https://example.com/hooks', reason: 'every delivery failed for 120 hours' },
   },
   'job.assigned': {
-    description: 'A recording job was assigned to its artist.',
-    exampleResult: { jobId: '…', artist: 'artist@example.com', script: '…', dueDate: 1767225600000, artistDueDate: 1767139200000 },
+    description:
+      'A recording job was assigned to its artist (executeJob, or a new artist while ASSIGNED): `artistLink` is the link to send them, `{ url, expiresAt }` (null when the artist changed again before the event went out: the next event carries the live link).',
+    exampleResult: {
+      jobId: '…',
+      notificationId: '…',
+      title: 'Weekend sale voice-over',
+      artist: 'artist@example.com',
+      script: '…',
+      dueDate: 1767225600000,
+      artistDueDate: 1767139200000,
+      artistLink: { url: 'https://push.example.com/artist/art_Zk3v…', expiresAt: '2026-01-03T00:00:00.000Z' },
+    },
   },
   'job.recording_submitted': {
     description: 'The artist submitted a recording for a job.',

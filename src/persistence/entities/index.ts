@@ -2,6 +2,7 @@ import { AbTest } from './ab-test.ts';
 import { AbTestMember } from './ab-test-member.ts';
 import { Account } from './account.ts';
 import { App } from './app.ts';
+import { ArtistLink } from './artist-link.ts';
 import { Campaign } from './campaign.ts';
 import { CampaignShard } from './campaign-shard.ts';
 import { Connection } from './connection.ts';
@@ -31,6 +32,7 @@ export {
   AbTestMember,
   Account,
   App,
+  ArtistLink,
   Campaign,
   CampaignShard,
   Connection,
@@ -65,6 +67,7 @@ export const entities = [
   DeliveryAttempt,
   Job,
   JobFile,
+  ArtistLink,
   Stock,
   Slot,
   Connection,
