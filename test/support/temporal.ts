@@ -106,11 +106,31 @@ function withoutStackTraces(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === 'stackTrace' ? '' : withoutStackTraces(inner)]));
 }
 
+/**
+ * The recorded histories: the current code's (`<name>.json`, rewritten by RECORD_HISTORIES=1) and every released
+ * version's (`<version>/<name>.json`, never rewritten), named `<name>` and `<version>/<name>`.
+ */
 export async function loadHistories(): Promise<Array<{ name: string; history: unknown }>> {
-  const files = (await readdir(historiesDir)).filter((file) => file.endsWith('.json')).sort();
+  const entries = await readdir(historiesDir, { withFileTypes: true });
+  const versions = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const files = [
+    ...entries.filter((entry) => entry.isFile()).map((entry) => entry.name),
+    ...(await Promise.all(versions.map(async (version) => (await readdir(join(historiesDir, version))).map((file) => `${version}/${file}`)))).flat(),
+  ];
   return Promise.all(
-    files.map(async (file) => ({ name: file.replace(/\.json$/, ''), history: JSON.parse(await readFile(join(historiesDir, file), 'utf8')) })),
+    files
+      .filter((file) => file.endsWith('.json'))
+      .sort()
+      .map(async (file) => ({ name: file.replace(/\.json$/, ''), history: JSON.parse(await readFile(join(historiesDir, file), 'utf8')) })),
   );
+}
+
+/** The versions whose histories are kept (`test/fixtures/histories/<version>/`). */
+export async function releasedHistoryVersions(): Promise<string[]> {
+  return (await readdir(historiesDir, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];

@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { contractWorkflowTypes, historyWorkflowType, loadHistories } from '../support/temporal.ts';
+import { contractWorkflowTypes, historyWorkflowType, loadHistories, releasedHistoryVersions } from '../support/temporal.ts';
 
 const histories = await loadHistories();
 
@@ -10,10 +11,19 @@ const histories = await loadHistories();
  * (a different command order, a new activity in the middle) fails here before it reaches a worker.
  */
 describe('replay of recorded histories', () => {
-  it('holds a history of every workflow type, recorded from a real run', async () => {
-    const recorded = new Set(histories.map((h) => historyWorkflowType(h.history)));
+  it('holds a history of every workflow type, recorded from a real run of the current code', async () => {
+    const current = histories.filter((h) => !h.name.includes('/'));
+    const recorded = new Set(current.map((h) => historyWorkflowType(h.history)));
     const missing = (await contractWorkflowTypes()).filter(({ type }) => !recorded.has(type));
     expect(missing, 'record one with RECORD_HISTORIES=1 (see docs/operations.md)').toEqual([]);
+  });
+
+  it("keeps every released version's histories, and only those (a folder per version in CHANGELOG.md)", async () => {
+    const changelog = await readFile(new URL('../../CHANGELOG.md', import.meta.url), 'utf8');
+    const released = [...changelog.matchAll(/^## \[(\d+\.\d+\.\d+)\]/gm)].map((match) => match[1]!).sort();
+    expect(released.length).toBeGreaterThan(0);
+    expect(await releasedHistoryVersions()).toEqual(released);
+    for (const version of released) expect(histories.some((h) => h.name.startsWith(`${version}/`)), version).toBe(true);
   });
 
   it.each(histories)('replays $name on the current workflow code', async ({ name, history }) => {
