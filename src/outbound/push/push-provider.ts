@@ -70,10 +70,11 @@ export interface PushProvider {
    */
   waveSize: number;
   /**
-   * Waits until `count` more messages may go at the provider's pace (FCM_MAX_PER_MINUTE across the deployment).
-   * The engine calls it before it claims each wave. Rejects when `signal` aborts.
+   * Waits until the first of `count` more messages may go at the provider's pace (FCM_MAX_PER_MINUTE across the
+   * deployment) and answers one message's slot in ms: the i-th goes i slots later. The engine calls it before it
+   * claims each wave. Rejects when `signal` aborts.
    */
-  pace?: (count: number, signal?: AbortSignal) => Promise<void>;
+  pace?: (count: number, signal?: AbortSignal) => Promise<number>;
   /** One result per message, in the messages' order. `signal` stops the batch: what was not sent comes back `retry`. */
   sendBatch(messages: PushMessage[], signal?: AbortSignal): Promise<PushResult[]>;
   close: () => Promise<void>;
