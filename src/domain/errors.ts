@@ -40,6 +40,7 @@ export type ErrorCode =
   | 'invalid_url'
   | 'unknown_segment'
   | 'segment_required'
+  | 'play_time_expired'
   | 'conflict'
   | 'abtest_not_valid'
   | 'idempotency_key_reused'
@@ -64,6 +65,7 @@ const statusOf: Record<ErrorCode, number> = {
   invalid_url: 422,
   unknown_segment: 422,
   segment_required: 422,
+  play_time_expired: 422,
   conflict: 409,
   abtest_not_valid: 422,
   idempotency_key_reused: 422,
