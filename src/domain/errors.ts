@@ -26,6 +26,7 @@ export function formatDetailPath(place: string, steps: ReadonlyArray<PropertyKey
 export type ErrorCode =
   | 'validation_failed'
   | 'invalid_json'
+  | 'invalid_click_time'
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'unauthorized'
@@ -51,6 +52,7 @@ export type ErrorCode =
 const statusOf: Record<ErrorCode, number> = {
   validation_failed: 400,
   invalid_json: 400,
+  invalid_click_time: 400,
   unsupported_media_type: 415,
   payload_too_large: 413,
   unauthorized: 401,

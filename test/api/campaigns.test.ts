@@ -236,6 +236,37 @@ describe('campaign sends', () => {
     expectError(await scheduleSend(account, message.id), 409, 'invalid_state');
   });
 
+  it('refuses a click at a time it cannot have happened, and counts none: before its push was sent, or in the future', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const { segment } = await newAudience(account, 2, 'clicking');
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() }));
+    await waitForSend(account, message.id, (send) => send.state === 'SENT');
+    const [first, second] = await pushesOf(account, message.id);
+    const sentAt = Date.parse(first.sentAt);
+    const click = (sendId: string, clickedAt?: number) =>
+      call('POST', '/push/click', { ...as(account), body: { sendId, ...(clickedAt === undefined ? {} : { clickedAt: new Date(clickedAt).toISOString() }) } });
+
+    // Beyond the 30 s of clock skew either way (docs/spec-decisions.md, "Clicks").
+    const early = expectError(await click(first.sendId, sentAt - 3_600_000), 400, 'invalid_click_time');
+    expect(early.message).toContain('before the push was sent');
+    expect(early.details).toEqual([{ path: 'body.clickedAt', message: expect.stringContaining(first.sentAt) }]);
+    const future = expectError(await click(first.sendId, Date.now() + 3_600_000), 400, 'invalid_click_time');
+    expect(future.message).toContain('in the future');
+    // An ingested click from before the send is not counted either.
+    const connection = await newConnection(account);
+    const earlyEvent = directEvent({ eventType: 'push.clicked', attributes: { sendId: second.sendId }, occurredAt: new Date(sentAt - 3_600_000).toISOString() });
+    expect((await postSigned(connection, earlyEvent)).status).toBe(202);
+    await waitForEvent(account, earlyEvent.messageId, 'PROCESSED');
+    expect((await getMessage(account, message.id)).send).toMatchObject({ clicked: 0 });
+    expect((await pushesOf(account, message.id)).map((push) => push.clickedAt)).toEqual([null, null]);
+
+    // Within the skew, and after the send, a click counts.
+    expect(ok(await click(first.sendId, sentAt - 1000)).clickedAt).toBe(new Date(sentAt - 1000).toISOString());
+    ok(await click(second.sendId));
+    expect((await getMessage(account, message.id)).send).toMatchObject({ clicked: 2 });
+  });
+
   it('test-sends to chosen devices now, READY or not, without counting them in the send', { timeout: 60_000 }, async () => {
     const account = await newAccount();
     const { ids } = await newAudience(account, 3);
