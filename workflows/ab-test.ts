@@ -16,6 +16,7 @@ import {
 import type { Activities } from '../activities/index.ts';
 import type { AbTestState } from '../src/persistence/entities/ab-test.ts';
 import { AbTestState as AbTestStateKey } from '../src/sandbox-safe/search-attributes.ts';
+import { winnerMetricLabel } from '../src/sandbox-safe/winner-metric.ts';
 import { abTestState, cancelAbTest, scheduleAbTest, withdrawAbTest, type AbTestInput, type AbTestRunState } from './ab-test.contract.ts';
 import { failureReason } from './failure-reason.ts';
 
@@ -34,11 +35,14 @@ const { sendAbTestArm } = proxyActivities<Activities>({
 const refreshEveryMs = (expiryMinutes: number) => Math.max(60_000, (expiryMinutes * 60_000) / 100);
 const defaultHistoryLimit = 10_000;
 
+/** Each arm's counts as the run last read them. */
+type ArmFigures = Awaited<ReturnType<Activities['readAbTestResults']>>['arms'];
+
 /**
  * One A/B test, `abtest:<testId>`. Before playTime the schedule may move or be withdrawn (updates); at playTime the
  * run snapshots the audience, sends A's message to arm A and B's to arm B, keeps the test RUNNING for `expiry`
- * minutes, decides the winner by click-through rate, sends it to the rest of the segment and completes. Cancelling
- * stops whatever it is doing: nothing more is sent and no winner is declared.
+ * minutes, decides the winner by its metric (click-through or conversion rate), sends it to the rest of the segment
+ * and completes. Cancelling stops whatever it is doing: nothing more is sent and no winner is declared.
  */
 export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
   const { testId } = input;
@@ -53,6 +57,9 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
   };
   let cancelled = false;
   let ended = false;
+  // What decides the test, once it has begun, and the arms' figures last read: the run's details show both.
+  let metric: string | null = null;
+  let arms: ArmFigures | null = null;
   const work = new CancellationScope();
 
   const show = (state: AbTestState, details: string) => {
@@ -63,6 +70,7 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
         `**${state}** · ${details}`,
         `audience: ${run.audience ?? '—'} · sent A ${run.sent.A} · B ${run.sent.B} · remainder ${run.sent.remainder} · winner: ${run.winner ?? '—'}`,
         run.playTime ? `playTime: ${new Date(run.playTime).toISOString()}` : 'not scheduled',
+        ...(metric ? [describeMetric(metric, arms)] : []),
       ].join('\n'),
     );
   };
@@ -140,6 +148,7 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
       return;
     }
     run.audience = begun.audience;
+    metric = winnerMetricLabel(begun.metric);
     show('RUNNING', `sending to arms A and B (${begun.arms.A} and ${begun.arms.B} devices)`);
     for (const arm of ['A', 'B'] as const) {
       run.sent[arm] = (await sendAbTestArm({ testId, arm })).sent;
@@ -147,22 +156,27 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
     }
     run.phase = 'running';
     const windowEnds = Date.now() + begun.expiryMinutes * 60_000;
-    show('RUNNING', `collecting clicks until ${new Date(windowEnds).toISOString()}`);
+    const collecting = `collecting ${begun.metric === 'conversion' ? 'conversions' : 'clicks'} until ${new Date(windowEnds).toISOString()}`;
+    show('RUNNING', collecting);
     while (Date.now() < windowEnds) {
       await sleep(Math.min(refreshEveryMs(begun.expiryMinutes), windowEnds - Date.now()));
-      run.provisional = await readAbTestResults({ testId });
+      const provisional = await readAbTestResults({ testId });
+      run.provisional = provisional;
+      arms = provisional.arms;
+      show('RUNNING', collecting);
     }
     run.phase = 'deciding';
     const decided = await decideAbTest({ testId });
     run.winner = decided.winner;
     run.provisional = null;
+    arms = decided.results.arms;
     if (decided.winner && begun.arms.remainder > 0) {
       run.phase = 'sending-winner';
       show('RUNNING', `sending the winner (${decided.winner}) to the remaining ${begun.arms.remainder} devices`);
       run.sent.remainder = (await sendAbTestArm({ testId, arm: 'remainder' })).sent;
     }
     await completeAbTest({ testId });
-    show('COMPLETED', decided.winner ? `winner ${decided.winner}` : 'no winner: equal click-through rates');
+    show('COMPLETED', decided.winner ? `winner ${decided.winner} by ${metric}` : `no winner: equal ${metric}s`);
   }
 
   if (await untilPlayTime()) {
@@ -190,4 +204,11 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
   ended = true;
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return run;
+}
+
+/** `decided by conversion rate · A: 2 of 3 sent clicked, 1 converted · B: …`, the arms once counted. */
+function describeMetric(metric: string, arms: ArmFigures | null): string {
+  if (!arms) return `decided by ${metric}`;
+  const arm = (name: 'A' | 'B') => `${name}: ${arms[name].clicks} of ${arms[name].sent} sent clicked, ${arms[name].conversions ?? 0} converted`;
+  return [`decided by ${metric}`, arm('A'), arm('B')].join(' · ');
 }
