@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * Business failures, each with a stable `code` that clients can branch on. The HTTP layer maps every one to the
  * same error body: `{ error: { code, message, requestId, details? } }`.
@@ -21,6 +23,24 @@ export function formatDetailPath(place: string, steps: ReadonlyArray<PropertyKey
     else path += `[${JSON.stringify(String(step))}]`;
   }
   return path;
+}
+
+/**
+ * A schema's issues as one detail per problem: zod reports a number past the safe-integer range twice on one value
+ * (`int()`'s own bound and the schema's `max`, e.g. `playTime: 1e30`), so of two bounds of one kind on one value only
+ * the tighter one is kept, which is the one the schema states.
+ */
+export function withoutLooserBounds<I extends z.core.$ZodIssue>(issues: readonly I[]): I[] {
+  const bound = (issue: I) => (issue.code === 'too_big' ? Number(issue.maximum) : issue.code === 'too_small' ? -Number(issue.minimum) : undefined);
+  const samePlace = (a: I, b: I) => a.code === b.code && a.path.length === b.path.length && a.path.every((step, index) => step === b.path[index]);
+  return issues.filter((issue, index) => {
+    const own = bound(issue);
+    if (own === undefined) return true;
+    return !issues.some((other, otherIndex) => {
+      const theirs = otherIndex !== index && samePlace(issue, other) ? bound(other) : undefined;
+      return theirs !== undefined && (theirs < own || (theirs === own && otherIndex < index));
+    });
+  });
 }
 
 export type ErrorCode =
