@@ -1,8 +1,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Context } from 'koa';
-import { DomainError } from '../domain/errors.ts';
+import { allowanceOf, rateLimited, rateLimitHeaders } from '../domain/rate-limit-answer.ts';
 import type { Account } from '../persistence/entities/account.ts';
-import { burstWindowSeconds, type RateLimit } from '../persistence/rate-limiter.ts';
 import type { AuthKind } from './route.ts';
 import type { ApiServices } from './services.ts';
 
@@ -23,30 +22,19 @@ export function adminRateLimitKey(adminToken: string, secretsKey: string): strin
   return `admin:${createHmac('sha256', hmacKey).update(adminToken).digest('base64url')}`;
 }
 
-const allowanceOf = (limit: RateLimit) => `at most ${limit.perSecond} a second, and ${limit.burst} more per ${burstWindowSeconds} s`;
-
 /**
  * Counts one request of an authenticated caller, and sets the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-
  * headers, the three-header form), which every later answer keeps (errors too: the error handler answers on the same
- * response). Over the limit: 429 `rate_limited` with
- * Retry-After. Runs after authentication (the key is the caller) and before the request's input is read.
+ * response). Over the limit: 429 `rate_limited` with Retry-After. Runs after authentication (the key is the caller) and
+ * before the request's input is read.
  */
 export async function applyRateLimit(auth: AuthKind, account: Account | undefined, ctx: Context, services: ApiServices): Promise<void> {
   if (!isRateLimited(auth)) return;
   const { limiter, limit, adminKey } = services.apiRateLimit;
   const key = auth === 'admin' ? adminKey : `account:${account!.id}`;
   const decision = await limiter.consume(key, limit);
-  ctx.set({
-    'RateLimit-Limit': String(limit.perSecond),
-    'RateLimit-Remaining': String(Math.min(limit.perSecond, Math.max(0, decision.remaining))),
-    'RateLimit-Reset': String(Math.max(0, decision.resetSeconds)),
-  });
+  ctx.set(rateLimitHeaders(limit, decision));
   if (decision.allowed) return;
   const caller = auth === 'admin' ? 'with the admin token' : 'for this account';
-  throw new DomainError(
-    'rate_limited',
-    `Too many requests ${caller} (${allowanceOf(limit)}); retry after ${decision.retryAfterSeconds} s`,
-    undefined,
-    { 'Retry-After': String(decision.retryAfterSeconds) },
-  );
+  throw rateLimited(`Too many requests ${caller} (${allowanceOf(limit)}); retry after ${decision.retryAfterSeconds} s`, limit, decision);
 }
