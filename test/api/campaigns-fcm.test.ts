@@ -202,9 +202,9 @@ describe('campaign sends to FCM: a throttled send', () => {
     expect(path.fake.duplicates()).toBe(0);
     expect(path.fake.acceptedTokens()).toEqual(new Set(tokens));
 
-    // Each push at its own slot, a tenth of a second apart, from the first second on: the pushes arrived at the rate,
-    // within 5 %, and no second held more than its share of the rate and two pushes (a wave going out at once would
-    // put 20 in the first).
+    // The pushes of each wave one at a time, 91 ms apart, from the first second on: they arrived at the rate, within
+    // 5 %, and no second held more than its share of the rate and two pushes (12; waves going out at once put 20 in
+    // the first).
     const arrivals = sendsTo(path, tokens).map((send) => send.receivedAt).sort((a, b) => a - b);
     const measuredPerMinute = ((devices - 1) / (arrivals.at(-1)! - arrivals[0]!)) * 60_000;
     expect(Math.abs(measuredPerMinute / ratePerMinute - 1)).toBeLessThanOrEqual(0.05);

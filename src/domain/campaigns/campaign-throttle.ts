@@ -9,7 +9,7 @@ export const maxRatePerMinute = 1_000_000;
 /**
  * A throttled send's pace: one `push_pace` row per send (`send:<notificationId>`), which every shard and worker draws
  * on, as the provider's own pace is drawn on (docs/adr/0056). Its waves hold a second's worth of pushes at most (one
- * reservation a second), and each push goes when its own slot begins, so every second holds its share of the rate.
+ * reservation a second), sent one at a time (src/domain/sends/send-in-slots.ts), so every second holds its share.
  */
 export function campaignThrottle(em: EntityManager, notificationId: string, ratePerMinute: number): SendThrottle {
   return {

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PushNotification, PushPlatform, PushProvider, PushResult } from '../../outbound/push/push-provider.ts';
 import { marks } from './send-scope.ts';
-import { takeSlots, type PushPace } from '../../persistence/push-pace.ts';
-import { sendInSlots } from './send-in-slots.ts';
+import { takeSlots, type PushPace, type Slots } from '../../persistence/push-pace.ts';
+import { newSlotCursor, sendInSlots } from './send-in-slots.ts';
 import type { CapGate } from './frequency-cap.ts';
 import type { QuietGate, QuietHold } from './quiet-hours.ts';
 
@@ -72,14 +72,16 @@ export type DeliverOutcome = { kind: 'done' } | { kind: 'retry'; reason: string;
 export const inFlightWhenStopped = 'in flight when its send attempt stopped (a worker crash); not sent again, so the device gets no second push';
 
 export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Promise<DeliverOutcome> {
+  const cursor = newSlotCursor();
   for (const source of input.sources) {
     for (;;) {
       deps.signal?.throwIfAborted();
       const size = Math.min(deps.push.waveSize, input.throttle?.waveSize ?? Number.POSITIVE_INFINITY);
       // The send's own slots first, then the provider's, so the provider's are not held while the send waits for its.
-      // The wave then goes one push per slot of the slower pace, so each push keeps to its slot in both.
-      const throttleSlotMs = input.throttle ? await takeSlots(input.throttle.pace, size, deps.signal) : 0;
-      const slotMs = Math.max(throttleSlotMs, (await deps.push.pace?.(size, deps.signal)) ?? 0);
+      // Each push of the wave then goes when its slot begins in both.
+      const paces: Slots[] = [];
+      if (input.throttle) paces.push(await takeSlots(input.throttle.pace, size, deps.signal));
+      if (deps.push.pace) paces.push(await deps.push.pace(size, deps.signal));
       const wave = await source.claim(size);
       if (wave.length === 0) break;
       const now = Date.now();
@@ -95,7 +97,8 @@ export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Pro
         ? await sendInSlots(
             deps.push,
             sendable.map((push) => ({ sendId: push.sendId, token: push.token!, platform: push.platform, notification: input.notification, data: input.data })),
-            slotMs,
+            paces,
+            cursor,
             deps.signal,
           )
         : [];
