@@ -15,6 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { AbTestState as AbTestStateKey } from '../src/sandbox-safe/search-attributes.ts';
+import { winnerMetricLabel } from '../src/sandbox-safe/winner-metric.ts';
 import { abTestState, cancelAbTest, scheduleAbTest, withdrawAbTest, type AbTestInput, type AbTestRunState, type AbTestState } from './ab-test.contract.ts';
 import { failureReason } from './failure-reason.ts';
 
@@ -33,11 +34,22 @@ const { sendAbTestArm } = proxyActivities<Activities>({
 const refreshEveryMs = (expiryMinutes: number) => Math.max(60_000, (expiryMinutes * 60_000) / 100);
 const defaultHistoryLimit = 10_000;
 
+/** Each arm's counts as the run last read them. */
+type ArmFigures = Awaited<ReturnType<Activities['readAbTestResults']>>['arms'];
+
+/** What decides the test, once it has begun, and the arms' figures last read: the run's details show both. */
+interface Decision {
+  metric: string | null;
+  arms: ArmFigures | null;
+}
+
+type Show = (state: AbTestState, details: string) => void;
+
 /**
  * One A/B test, `abtest:<testId>`. Before playTime the schedule may move or be withdrawn (updates); at playTime the
  * run snapshots the audience, sends A's message to arm A and B's to arm B, keeps the test RUNNING for `expiry`
- * minutes, decides the winner by click-through rate, sends it to the rest of the segment and completes. Cancelling
- * stops whatever it is doing: nothing more is sent and no winner is declared.
+ * minutes, decides the winner by its metric (click-through or conversion rate), sends it to the rest of the segment
+ * and completes. Cancelling stops whatever it is doing: nothing more is sent and no winner is declared.
  */
 export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
   const { testId } = input;
@@ -52,9 +64,10 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
   };
   let cancelled = false;
   let ended = false;
+  const decision: Decision = { metric: null, arms: null };
   const work = new CancellationScope();
 
-  const show = (state: AbTestState, details: string) => {
+  const show: Show = (state, details) => {
     if (state !== run.state) upsertSearchAttributes([{ key: AbTestStateKey, value: [state] }]);
     run.state = state;
     setCurrentDetails(
@@ -62,6 +75,7 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
         `**${state}** · ${details}`,
         `audience: ${run.audience ?? '—'} · sent A ${run.sent.A} · B ${run.sent.B} · remainder ${run.sent.remainder} · winner: ${run.winner ?? '—'}`,
         run.playTime ? `playTime: ${new Date(run.playTime).toISOString()}` : 'not scheduled',
+        ...(decision.metric ? [describeMetric(decision.metric, decision.arms)] : []),
       ].join('\n'),
     );
   };
@@ -128,7 +142,7 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
 
   if (await untilPlayTime()) {
     try {
-      await work.run(() => runTest(testId, run, show));
+      await work.run(() => runTest(testId, run, show, decision));
     } catch (error) {
       if (isCancellation(error) && cancelled) {
         // Cancelled through the API: ended below.
@@ -154,10 +168,10 @@ export async function abTest(input: AbTestInput): Promise<AbTestRunState> {
 }
 
 /**
- * From playTime on: snapshots the audience, sends arms A and B, collects clicks for `expiry` minutes, decides and sends
- * the winner to the rest, and completes.
+ * From playTime on: snapshots the audience, sends arms A and B, collects clicks or conversions for `expiry` minutes,
+ * decides and sends the winner to the rest, and completes.
  */
-async function runTest(testId: string, run: AbTestRunState, show: (state: AbTestState, details: string) => void): Promise<void> {
+async function runTest(testId: string, run: AbTestRunState, show: Show, decision: Decision): Promise<void> {
   run.phase = 'sending';
   const begun = await beginAbTest({ testId });
   if (begun.outcome === 'failed') {
@@ -170,6 +184,7 @@ async function runTest(testId: string, run: AbTestRunState, show: (state: AbTest
     return;
   }
   run.audience = begun.audience;
+  decision.metric = winnerMetricLabel(begun.metric);
   show('RUNNING', `sending to arms A and B (${begun.arms.A} and ${begun.arms.B} devices)`);
   for (const arm of ['A', 'B'] as const) {
     run.sent[arm] = (await sendAbTestArm({ testId, arm })).sent;
@@ -177,20 +192,32 @@ async function runTest(testId: string, run: AbTestRunState, show: (state: AbTest
   }
   run.phase = 'running';
   const windowEnds = Date.now() + begun.expiryMinutes * 60_000;
-  show('RUNNING', `collecting clicks until ${new Date(windowEnds).toISOString()}`);
+  const collecting = `collecting ${begun.metric === 'conversion' ? 'conversions' : 'clicks'} until ${new Date(windowEnds).toISOString()}`;
+  show('RUNNING', collecting);
   while (Date.now() < windowEnds) {
     await sleep(Math.min(refreshEveryMs(begun.expiryMinutes), windowEnds - Date.now()));
-    run.provisional = await readAbTestResults({ testId });
+    const provisional = await readAbTestResults({ testId });
+    run.provisional = provisional;
+    decision.arms = provisional.arms;
+    show('RUNNING', collecting);
   }
   run.phase = 'deciding';
   const decided = await decideAbTest({ testId });
   run.winner = decided.winner;
   run.provisional = null;
+  decision.arms = decided.results.arms;
   if (decided.winner && begun.arms.remainder > 0) {
     run.phase = 'sending-winner';
     show('RUNNING', `sending the winner (${decided.winner}) to the remaining ${begun.arms.remainder} devices`);
     run.sent.remainder = (await sendAbTestArm({ testId, arm: 'remainder' })).sent;
   }
   await completeAbTest({ testId });
-  show('COMPLETED', decided.winner ? `winner ${decided.winner}` : 'no winner: equal click-through rates');
+  show('COMPLETED', decided.winner ? `winner ${decided.winner} by ${decision.metric}` : `no winner: equal ${decision.metric}s`);
+}
+
+/** `decided by conversion rate · A: 2 of 3 sent clicked, 1 converted · B: …`, the arms once counted. */
+function describeMetric(metric: string, arms: ArmFigures | null): string {
+  if (!arms) return `decided by ${metric}`;
+  const arm = (name: 'A' | 'B') => `${name}: ${arms[name].clicks} of ${arms[name].sent} sent clicked, ${arms[name].conversions ?? 0} converted`;
+  return [`decided by ${metric}`, arm('A'), arm('B')].join(' · ');
 }

@@ -84,6 +84,13 @@ export const localTimeAheadMs = 14 * 3_600_000;
 /** ...and how long after it its last group goes (UTC−12:00 is the furthest behind). */
 export const localTimeBehindMs = 12 * 3_600_000;
 
+/**
+ * The last instant a send can start (epoch ms): playTime plus the message's expiry, and in local time the zone
+ * furthest behind's playTime plus it. A send still waiting then ends EXPIRED; the API refuses a schedule already past it.
+ */
+export const sendDeadlineOf = (schedule: { playTime: number; sendInLocalTime: boolean }, expiryMinutes: number): number =>
+  schedule.playTime + (schedule.sendInLocalTime ? localTimeBehindMs : 0) + expiryMinutes * 60_000;
+
 /** Click-through rate: clicked / sent, when anything was sent. */
 export const ctrOf = (counts: Pick<CampaignCounts, 'sent' | 'clicked'>): number | null => (counts.sent > 0 ? counts.clicked / counts.sent : null);
 

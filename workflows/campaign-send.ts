@@ -14,9 +14,9 @@ import {
   cancelCampaignSend,
   campaignSendState,
   localTimeAheadMs,
-  localTimeBehindMs,
   messageReady,
   scheduleCampaignSend,
+  sendDeadlineOf,
   type CampaignEnd,
   type CampaignRunState,
   type CampaignSendInput,
@@ -147,7 +147,7 @@ async function untilSendTime(send: SendRun, expiryMinutes: number): Promise<'sen
     }
     const window: SendWindow = {
       startAt: sendInLocalTime ? playTime - localTimeAheadMs : playTime,
-      deadline: (sendInLocalTime ? playTime + localTimeBehindMs : playTime) + expiryMinutes * 60_000,
+      deadline: sendDeadlineOf({ playTime, sendInLocalTime }, expiryMinutes),
     };
     if (Date.now() >= window.deadline) return { state: 'EXPIRED', reason: expiredReason(send) };
     if (send.ready && Date.now() >= window.startAt) return 'send';

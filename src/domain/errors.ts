@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * Business failures, each with a stable `code` that clients can branch on. The HTTP layer maps every one to the
  * same error body: `{ error: { code, message, requestId, details? } }`.
@@ -23,9 +25,28 @@ export function formatDetailPath(place: string, steps: ReadonlyArray<PropertyKey
   return path;
 }
 
+/**
+ * A schema's issues as one detail per problem: zod reports a number past the safe-integer range twice on one value
+ * (`int()`'s own bound and the schema's `max`, e.g. `playTime: 1e30`), so of two bounds of one kind on one value only
+ * the tighter one is kept, which is the one the schema states.
+ */
+export function withoutLooserBounds<I extends z.core.$ZodIssue>(issues: readonly I[]): I[] {
+  const bound = (issue: I) => (issue.code === 'too_big' ? Number(issue.maximum) : issue.code === 'too_small' ? -Number(issue.minimum) : undefined);
+  const samePlace = (a: I, b: I) => a.code === b.code && a.path.length === b.path.length && a.path.every((step, index) => step === b.path[index]);
+  return issues.filter((issue, index) => {
+    const own = bound(issue);
+    if (own === undefined) return true;
+    return !issues.some((other, otherIndex) => {
+      const theirs = otherIndex !== index && samePlace(issue, other) ? bound(other) : undefined;
+      return theirs !== undefined && (theirs < own || (theirs === own && otherIndex < index));
+    });
+  });
+}
+
 export type ErrorCode =
   | 'validation_failed'
   | 'invalid_json'
+  | 'invalid_click_time'
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'unauthorized'
@@ -41,6 +62,7 @@ export type ErrorCode =
   | 'invalid_url'
   | 'unknown_segment'
   | 'segment_required'
+  | 'play_time_expired'
   | 'conflict'
   | 'abtest_not_valid'
   | 'idempotency_key_reused'
@@ -51,6 +73,7 @@ export type ErrorCode =
 const statusOf: Record<ErrorCode, number> = {
   validation_failed: 400,
   invalid_json: 400,
+  invalid_click_time: 400,
   unsupported_media_type: 415,
   payload_too_large: 413,
   unauthorized: 401,
@@ -66,6 +89,7 @@ const statusOf: Record<ErrorCode, number> = {
   invalid_url: 422,
   unknown_segment: 422,
   segment_required: 422,
+  play_time_expired: 422,
   conflict: 409,
   abtest_not_valid: 422,
   idempotency_key_reused: 422,

@@ -1,8 +1,8 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Context } from 'koa';
-import { DomainError } from '../domain/errors.ts';
+import { allowanceOf, rateLimited, rateLimitHeaders } from '../domain/rate-limit-answer.ts';
 import type { Account } from '../persistence/entities/account.ts';
-import { burstWindowSeconds, type RateDecision, type RateLimit } from '../persistence/rate-limiter.ts';
+import type { RateDecision, RateLimit } from '../persistence/rate-limiter.ts';
 import { sha256Hex } from '../security/tokens.ts';
 import type { AuthKind } from './route.ts';
 import type { ApiServices } from './services.ts';
@@ -25,21 +25,21 @@ export function adminRateLimitKey(adminToken: string, secretsKey: string): strin
   return `admin:${createHmac('sha256', hmacKey).update(adminToken).digest('base64url')}`;
 }
 
-const allowanceOf = (limit: RateLimit) => `at most ${limit.perSecond} a second, and ${limit.burst} more per ${burstWindowSeconds} s`;
-
 /**
  * Counts one request of an authenticated caller, and sets the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-
  * headers, the three-header form), which every later answer keeps (errors too: the error handler answers on the same
- * response). Over the limit: 429 `rate_limited` with
- * Retry-After. Runs after authentication (the key is the caller) and before the request's input is read.
+ * response). Over the limit: 429 `rate_limited` with Retry-After. Runs after authentication (the key is the caller) and
+ * before the request's input is read.
  */
 export async function applyRateLimit(auth: AuthKind, account: Account | undefined, ctx: Context, services: ApiServices): Promise<void> {
   if (!isRateLimited(auth)) return;
   const { limiter, limit, adminKey } = services.apiRateLimit;
   const key = auth === 'admin' ? adminKey : `account:${account!.id}`;
   const decision = await limiter.consume(key, limit);
-  setRateLimitHeaders(ctx, limit, decision);
-  if (!decision.allowed) throw rateLimited(auth === 'admin' ? 'with the admin token' : 'for this account', limit, decision.retryAfterSeconds);
+  ctx.set(rateLimitHeaders(limit, decision));
+  if (decision.allowed) return;
+  const caller = auth === 'admin' ? 'with the admin token' : 'for this account';
+  throw rateLimited(`Too many requests ${caller} (${allowanceOf(limit)}); retry after ${decision.retryAfterSeconds} s`, limit, decision);
 }
 
 /**
@@ -65,22 +65,9 @@ export async function applyLinkRateLimit(token: string, ctx: Context, services: 
     const decision = await limiter.consume(key, limit);
     if (!nearest || decision.remaining / limit.perSecond < nearest.decision.remaining / nearest.limit.perSecond) nearest = { limit, decision };
     if (!decision.allowed) {
-      setRateLimitHeaders(ctx, limit, decision);
-      throw rateLimited(caller, limit, decision.retryAfterSeconds);
+      throw rateLimited(`Too many requests ${caller} (${allowanceOf(limit)}); retry after ${decision.retryAfterSeconds} s`, limit, decision);
     }
   }
-  setRateLimitHeaders(ctx, nearest!.limit, nearest!.decision);
+  ctx.set(rateLimitHeaders(nearest!.limit, nearest!.decision));
 }
 
-function setRateLimitHeaders(ctx: Context, limit: RateLimit, decision: RateDecision): void {
-  ctx.set({
-    'RateLimit-Limit': String(limit.perSecond),
-    'RateLimit-Remaining': String(Math.min(limit.perSecond, Math.max(0, decision.remaining))),
-    'RateLimit-Reset': String(Math.max(0, decision.resetSeconds)),
-  });
-}
-
-const rateLimited = (caller: string, limit: RateLimit, retryAfterSeconds: number) =>
-  new DomainError('rate_limited', `Too many requests ${caller} (${allowanceOf(limit)}); retry after ${retryAfterSeconds} s`, undefined, {
-    'Retry-After': String(retryAfterSeconds),
-  });

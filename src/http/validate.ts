@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatDetailPath, validationFailed, type ErrorDetail } from '../domain/errors.ts';
+import { formatDetailPath, validationFailed, withoutLooserBounds, type ErrorDetail } from '../domain/errors.ts';
 import { assertStorableText } from './storable-text.ts';
 
 /**
@@ -10,7 +10,7 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, place
   assertStorableText(value, place);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const details: ErrorDetail[] = result.error.issues.map((issue) => ({
+  const details: ErrorDetail[] = withoutLooserBounds(result.error.issues).map((issue) => ({
     path: formatDetailPath(place, issue.path),
     message: issue.message,
   }));

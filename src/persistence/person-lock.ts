@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { lockName } from './advisory-lock.ts';
 
 /**
  * Serialises everything that links a person: creating the visitor, holding an event for it, releasing held events.
@@ -6,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * A transaction-scoped advisory lock: it lasts until the caller's transaction ends.
  */
 export async function lockPerson(em: EntityManager, accountId: string, clientUserId: string): Promise<void> {
-  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [personKey({ accountId, clientUserId })]);
+  await lockName(em, personKey({ accountId, clientUserId }));
 }
 
 /** A person: a clientUserId within an account. */

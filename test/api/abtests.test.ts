@@ -6,6 +6,7 @@ import { expectError, ok } from '../support/http-assertions.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
 import { createMessage, startFcmSendPath, type Caller } from '../support/campaigns.ts';
 import { newMessage } from '../support/jobs.ts';
+import { temporalClient } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
 
 const as = (account: Caller) => ({ token: account.apiKey, baseUrl: account.baseUrl });
@@ -110,7 +111,10 @@ describe('A/B tests', () => {
     const created = await newTest(account, { filterId: segment.id, expiry: 1, winnerMetric: 'conversion' });
     expect(created.winnerMetric).toBe('conversion');
     ok(await update(account, { id: created.id, templateIdA: messageA.id, templateIdB: messageB.id, playTime: playTimeIn(4), testPercent: 50 }));
-    ok(await action(account, 'validate', created.id));
+    // The warning about small arms speaks of the metric that decides the test.
+    const { warnings } = ok(await action(account, 'validate', created.id));
+    expect(warnings).toEqual([expect.stringContaining('detecting a conversion rate change from 5% to 6%')]);
+    expect(warnings[0]).not.toContain('CTR');
     ok(await action(account, 'schedule', created.id));
     await waitForTest(account, created.id, (test) => test.state === 'RUNNING' && test.results?.arms.A.sent === 3 && test.results?.arms.B.sent === 3);
     const [sendsA, sendsB] = [await sendsOf(account, created.id, 'A'), await sendsOf(account, created.id, 'B')];
@@ -139,6 +143,15 @@ describe('A/B tests', () => {
     });
     expect(done.results.arms.A.ctr).toBeCloseTo(2 / 3);
     expect(done.results.arms.B.conversionRate).toBeCloseTo(2 / 3);
+    // The run's details in the Temporal UI say what decided it, and each arm's clicks and conversions.
+    const temporal = await temporalClient();
+    try {
+      const { currentDetails } = await temporal.client.workflow.getHandle(`abtest:${created.id}`).query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      expect(currentDetails).toContain('**COMPLETED** · winner B by conversion rate');
+      expect(currentDetails).toContain('decided by conversion rate · A: 2 of 3 sent clicked, 0 converted · B: 0 of 3 sent clicked, 2 converted');
+    } finally {
+      await temporal.close();
+    }
     const converted = (await sendsOf(account, created.id, 'B')).filter((send: any) => send.convertedAt !== null);
     expect(converted.map((send: any) => send.deviceId).sort()).toEqual([sendsB[0].deviceId, sendsB[1].deviceId].sort());
     const remainder = await sendsOf(account, created.id, 'remainder');

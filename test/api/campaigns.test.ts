@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
-import { cancelSend, createMessage, getMessage, newAudience, pushesOf, scheduleSend, waitForSend } from '../support/campaigns.ts';
+import { cancelSend, createMessage, getMessage, newAudience, newStockMessage, pushesOf, scheduleSend, waitForSend } from '../support/campaigns.ts';
 import { query } from '../support/db.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
@@ -134,12 +134,68 @@ describe('campaign sends', () => {
     const throttled = ok(await scheduleSend(account, message.id, { playTime: Date.now() + 86_400_000, ratePerMinute: 6000, sendInLocalTime: true }));
     expect(throttled.send).toMatchObject({ state: 'SCHEDULED', ratePerMinute: 6000, sendInLocalTime: true, groups: [] });
     expect(await runOf(`send:${message.id}`).query<any>('state')).toMatchObject({ ratePerMinute: 6000, sendInLocalTime: true });
-    // Each call sets the whole schedule: a move that leaves the throttle and local time out sends unthrottled, at once.
-    const moved = ok(await scheduleSend(account, message.id, { playTime: Date.now() + 1000, filterId: second.segment.id }));
+    // A move changes what it names: the throttle and local time go only when the call says so.
+    const moved = ok(await scheduleSend(account, message.id, { playTime: Date.now() + 1000, filterId: second.segment.id, ratePerMinute: null, sendInLocalTime: false }));
     expect(moved.send).toMatchObject({ state: 'SCHEDULED', filterId: second.segment.id, ratePerMinute: null, sendInLocalTime: false });
     expect(await waitForSend(account, message.id, (send) => send.state === 'SENT')).toMatchObject({ audience: 5, sent: 5 });
     const pushed = new Set((await pushesOf(account, message.id)).map((push) => push.deviceId));
     expect(pushed).toEqual(new Set(second.ids.values()));
+  });
+
+  it('moves only what a move names: the rest stays the waiting send’s own, not the message’s', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const first = await newAudience(account, 2, 'named-first');
+    const second = await newAudience(account, 2, 'named-second');
+    // A from-stock message has no segment of its own; this one's playTime is in the past.
+    const { message } = await newStockMessage(account, { type: 'PUSH', playTime: Date.now() - 1000 });
+    const dayAhead = Date.now() + 86_400_000;
+    ok(await scheduleSend(account, message.id, { playTime: dayAhead, filterId: first.segment.id, ratePerMinute: 600, sendInLocalTime: true }));
+
+    // Only playTime: the send keeps its segment (the message has none), its throttle and its local time.
+    const later = dayAhead + 3_600_000;
+    const movedTime = ok(await scheduleSend(account, message.id, { playTime: later }));
+    expect(movedTime.send).toMatchObject({ state: 'SCHEDULED', playTime: later, filterId: first.segment.id, ratePerMinute: 600, sendInLocalTime: true });
+    // Only filterId: the send keeps its time (not the message's past one, which would send at once) and the rest.
+    const movedSegment = ok(await scheduleSend(account, message.id, { filterId: second.segment.id }));
+    expect(movedSegment.send).toMatchObject({ state: 'SCHEDULED', playTime: later, filterId: second.segment.id, ratePerMinute: 600, sendInLocalTime: true });
+    // The run waits on the same schedule.
+    expect(await runOf(`send:${message.id}`).query<any>('state')).toMatchObject({
+      state: 'SCHEDULED',
+      playTime: later,
+      filterId: second.segment.id,
+      ratePerMinute: 600,
+      sendInLocalTime: true,
+    });
+    ok(await cancelSend(account, message.id));
+  });
+
+  it('refuses a schedule that could never send (playTime plus expiry already past), and spends nothing', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const { segment } = await newAudience(account, 1);
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id, expiry: 60 });
+
+    // Epoch seconds by mistake: a time in January 1970.
+    const inSeconds = Math.floor(Date.now() / 1000);
+    const refused = expectError(await scheduleSend(account, message.id, { playTime: inSeconds }), 422, 'play_time_expired');
+    expect(refused.message).toContain(new Date(inSeconds).toISOString());
+    expect(refused.message).toContain('epoch milliseconds');
+    expect(refused.details).toEqual([{ path: 'body.playTime', message: expect.stringContaining('expiry (60 minutes)') }]);
+    // Two hours ago, with an expiry of one hour: refused too; in local time its last zone still has ten hours to go.
+    expectError(await scheduleSend(account, message.id, { playTime: Date.now() - 7_200_000 }), 422, 'play_time_expired');
+    expect((await getMessage(account, message.id)).send).toMatchObject({ state: 'UNSCHEDULED', reason: null });
+    await expect(runOf(`send:${message.id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+
+    // The message can still be scheduled.
+    const playTime = Date.now() + 3_600_000;
+    expect(ok(await scheduleSend(account, message.id, { playTime })).send).toMatchObject({ state: 'SCHEDULED', playTime });
+    ok(await cancelSend(account, message.id));
+
+    // The message's own playTime, when the call gives none, is held to the same rule.
+    const stale = await createMessage(account, { type: 'PUSH', filterId: segment.id, expiry: 1, playTime: Date.now() - 3_600_000 });
+    const refusedStale = expectError(await scheduleSend(account, stale.id), 422, 'play_time_expired');
+    expect(refusedStale.message).toMatch(/^The send’s playTime/);
+    const localTime = ok(await scheduleSend(account, stale.id, { playTime: Date.now() - 3_600_000, sendInLocalTime: true }));
+    expect(localTime.send).toMatchObject({ sendInLocalTime: true });
   });
 
   it('counts a conversion: the person’s purchase after their push, once, and not one from before it', { timeout: 60_000 }, async () => {
@@ -181,6 +237,37 @@ describe('campaign sends', () => {
     expect(await campaignRows(message.id)).toBe(0);
     expectError(await cancelSend(account, message.id), 409, 'invalid_state');
     expectError(await scheduleSend(account, message.id), 409, 'invalid_state');
+  });
+
+  it('refuses a click at a time it cannot have happened, and counts none: before its push was sent, or in the future', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const { segment } = await newAudience(account, 2, 'clicking');
+    const message = await createMessage(account, { type: 'PUSH', filterId: segment.id });
+    ok(await scheduleSend(account, message.id, { playTime: Date.now() }));
+    await waitForSend(account, message.id, (send) => send.state === 'SENT');
+    const [first, second] = await pushesOf(account, message.id);
+    const sentAt = Date.parse(first.sentAt);
+    const click = (sendId: string, clickedAt?: number) =>
+      call('POST', '/push/click', { ...as(account), body: { sendId, ...(clickedAt === undefined ? {} : { clickedAt: new Date(clickedAt).toISOString() }) } });
+
+    // Beyond the 30 s of clock skew either way (docs/spec-decisions.md, "Clicks").
+    const early = expectError(await click(first.sendId, sentAt - 3_600_000), 400, 'invalid_click_time');
+    expect(early.message).toContain('before the push was sent');
+    expect(early.details).toEqual([{ path: 'body.clickedAt', message: expect.stringContaining(first.sentAt) }]);
+    const future = expectError(await click(first.sendId, Date.now() + 3_600_000), 400, 'invalid_click_time');
+    expect(future.message).toContain('in the future');
+    // An ingested click from before the send is not counted either.
+    const connection = await newConnection(account);
+    const earlyEvent = directEvent({ eventType: 'push.clicked', attributes: { sendId: second.sendId }, occurredAt: new Date(sentAt - 3_600_000).toISOString() });
+    expect((await postSigned(connection, earlyEvent)).status).toBe(202);
+    await waitForEvent(account, earlyEvent.messageId, 'PROCESSED');
+    expect((await getMessage(account, message.id)).send).toMatchObject({ clicked: 0 });
+    expect((await pushesOf(account, message.id)).map((push) => push.clickedAt)).toEqual([null, null]);
+
+    // Within the skew, and after the send, a click counts.
+    expect(ok(await click(first.sendId, sentAt - 1000)).clickedAt).toBe(new Date(sentAt - 1000).toISOString());
+    ok(await click(second.sendId));
+    expect((await getMessage(account, message.id)).send).toMatchObject({ clicked: 2 });
   });
 
   it('test-sends to chosen devices now, READY or not, without counting them in the send', { timeout: 60_000 }, async () => {

@@ -65,6 +65,17 @@ describe('error responses', () => {
     expect(paths).toEqual(['body.action', 'body.appId', 'body.expiry', 'body.title']);
   });
 
+  it('gives a number out of range one message, the schema’s own bound', async () => {
+    const { apiKey, appId } = await newAccount();
+    // 1e30 is past both int()'s safe-integer bound and the schema's max: one detail, naming the max.
+    const message = await call('POST', '/notification/create', { token: apiKey, body: { appId, title: 'T', playTime: 1e30, expiry: -1e30 } });
+    expect(message.status).toBe(400);
+    expect(message.body.error.details).toEqual([
+      { path: 'body.expiry', message: 'Too small: expected number to be >=1' },
+      { path: 'body.playTime', message: 'Too big: expected number to be <=8640000000000000' },
+    ]);
+  });
+
   it('rejects fields the schema does not know', async () => {
     const { apiKey, appId } = await newAccount();
     const response = await call('POST', '/notification/create', { token: apiKey, body: { appId, title: 'T', colour: 'red' } });

@@ -406,6 +406,14 @@ describe('ingest: rate limit', () => {
     expect(retryAfter).toMatch(/^\d+$/);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     expect(Number(retryAfter)).toBeLessThanOrEqual(10);
+    // The RateLimit headers, as the management API's 429s carry them: the connection's limit, nothing left, and the
+    // reset at Retry-After.
+    expect(Object.fromEntries(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => [name, limited.headers.get(name)]))).toEqual({
+      'ratelimit-limit': '2',
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': retryAfter,
+    });
+    expect(limited.body.error.message).toMatch(/^Too many events for this connection \(at most 2 a second, and 2 more per 10 s\); retry after \d+ s$/);
 
     // Refused posts are not stored.
     expect(await storedCount(connection)).toBe(statuses.filter((status) => status === 202).length);

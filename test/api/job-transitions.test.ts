@@ -254,14 +254,29 @@ describe('job lifecycle details', () => {
     ]);
   });
 
-  it('creates exactly one job when two creates for one message race', async () => {
+  it('creates exactly one job, and starts one run, when creates for one message race', async () => {
     const account = await newAccount();
     const token = account.apiKey;
     const notificationId = await newMessage(account);
-    const responses = await Promise.all([1, 2].map(() => call('POST', '/job/create', { token, body: sampleJob(account, notificationId) })));
-    expect(responses.map((r) => r.status).sort()).toEqual([201, 409]);
+    const responses = await Promise.all([1, 2, 3].map(() => call('POST', '/job/create', { token, body: sampleJob(account, notificationId) })));
+    expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const winner = responses.find((r) => r.status === 201)!.body;
+    for (const refused of responses.filter((r) => r.status === 409)) {
+      expect(refused.body.error).toMatchObject({ code: 'invalid_state', message: 'The message is RECORDING; a recording job needs a DRAFT message' });
+    }
     const listed = ok(await call('GET', '/job/list', { token }), 200);
-    expect(listed.items.map((job: any) => job.id)).toEqual([responses.find((r) => r.status === 201)!.body.id]);
+    expect(listed.items.map((job: any) => job.id)).toEqual([winner.id]);
+
+    // Temporal holds the winner's run alone, no refused run beside it: once visibility lists a run started after the
+    // race, it lists the runs started in it too.
+    const jobRuns = async () => {
+      const ids: string[] = [];
+      for await (const run of client.workflow.list({ query: `EntityType = 'job' AND AppId = '${account.appId}'` })) ids.push(run.workflowId);
+      return ids.sort();
+    };
+    const last = ok(await call('POST', '/job/create', { token, body: sampleJob(account, await newMessage(account)) }), 201);
+    await expect.poll(jobRuns, { timeout: 15_000 }).toEqual(expect.arrayContaining([winner.workflowId, last.workflowId]));
+    expect(await jobRuns()).toEqual([winner.workflowId, last.workflowId].sort());
   });
 
   it('starts no Temporal run for a create it refuses (a RECORDING or a READY message, with or without an Idempotency-Key)', async () => {

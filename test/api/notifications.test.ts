@@ -127,6 +127,9 @@ describe('GET /notification/list', () => {
       ids.unshift(created.body.id);
     }
     await call('POST', '/notification/create', { token: apiKey, body: sampleMessage(otherApp.body.appId) });
+    // A plain PUSH plays no recording: READY when created, never DRAFT.
+    const plain = await call('POST', '/notification/create', { token: apiKey, body: { ...sampleMessage(appId), type: 'PUSH', title: 'plain' } });
+    expect(plain.body).toMatchObject({ type: 'PUSH', status: 'READY', recording: null });
 
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -142,7 +145,7 @@ describe('GET /notification/list', () => {
     expect(pages).toBe(3);
 
     const ready = await call('GET', `/notification/list?appId=${appId}&status=READY`, { token: apiKey });
-    expect(ready.body).toEqual({ items: [], nextCursor: null });
+    expect(ready.body).toEqual({ items: [plain.body], nextCursor: null });
   });
 
   it('never lists another account’s messages', async () => {

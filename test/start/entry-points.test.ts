@@ -29,6 +29,8 @@ describe('entry points refuse a bad configuration with one line naming the varia
     ['src/main/worker.ts', { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'nope', SECRETS_KEY: key, PUBLIC_URL: publicUrl }, 'Configuration error: TEMPORAL_ADDRESS is invalid: must be host:port'],
     ['src/main/migrate.ts', { DATABASE_URL: 'http://example.com' }, 'Configuration error: DATABASE_URL is invalid: must be a postgres:// URL'],
     ['src/main/start.ts', { PORT: 'eighty' }, 'Configuration error: PORT is invalid'],
+    // `npm start`'s entry: on Node 24 it checks the version, then runs start.ts.
+    ['src/main/start.js', { PORT: 'eighty' }, 'Configuration error: PORT is invalid'],
     [
       'src/main/worker.ts',
       { DATABASE_URL: 'postgres://x@localhost/db', TEMPORAL_ADDRESS: 'localhost:7233', SECRETS_KEY: key, PUBLIC_URL: publicUrl, PUSH_PROVIDER: 'fcm' },

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,7 +32,10 @@ async function olderNodeDir(): Promise<string | undefined> {
 async function scratchWith(files: string[]): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'rp-install-'));
   scratches.push(dir);
-  for (const file of files) await copyFile(join(root, file), join(dir, file));
+  for (const file of files) {
+    await mkdir(dirname(join(dir, file)), { recursive: true });
+    await copyFile(join(root, file), join(dir, file));
+  }
   return dir;
 }
 
@@ -63,6 +66,17 @@ describe.runIf(nodeDir !== undefined)('a fresh install on an older system Node',
   it('would print one per package without the project npmrc (so the check above sees the older Node)', { timeout: 60_000 }, async () => {
     const { output } = await run(await scratchWith(['package.json', 'package-lock.json']), nodeDir!, install);
     expect(output).toMatch(/EBADENGINE/);
+  });
+
+  it('npm start says in one line that it needs Node 24, and exits non-zero', { timeout: 60_000 }, async () => {
+    // The file `npm start` runs, with no node_modules: `node` is the older one. The entry checks the version before
+    // it loads anything else, so it is all the scratch directory needs.
+    const { scripts } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const entry = /^node (\S+)$/.exec(scripts.start!)![1]!;
+    const { code, output } = await run(await scratchWith(['package.json', '.npmrc', entry]), nodeDir!, ['start', '--silent']);
+    expect(code).not.toBe(0);
+    expect(output.trim().split('\n')).toHaveLength(1);
+    expect(output.trim()).toMatch(/^richpush: npm start needs Node 24 or newer, and this is Node \d+\.\d+\.\d+: install Node 24/);
   });
 
   it('says once, after installing, when no Node 24 is there for the scripts', { timeout: 60_000 }, async () => {

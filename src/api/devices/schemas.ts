@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { localeSchema } from '../../domain/devices/locale.ts';
 import type { BatchFailure, DeviceRegistration } from '../../domain/devices/register-devices.ts';
-import { formatDetailPath } from '../../domain/errors.ts';
+import { formatDetailPath, withoutLooserBounds } from '../../domain/errors.ts';
 import { platforms, type Device } from '../../persistence/entities/device.ts';
 import { pageOf, paginationQuery, timeZoneSchema, timestamp } from '../shared-schemas.ts';
 
@@ -58,7 +58,7 @@ export function sortBatch(rows: RowResult[]): { valid: Array<{ index: number; de
   rows.forEach((row, index) => {
     if ('device' in row) valid.push({ index, device: row.device });
     else {
-      const details = row.issues.map((issue) => ({ path: formatDetailPath('body', ['devices', index, ...(issue.path)]), message: issue.message }));
+      const details = withoutLooserBounds(row.issues).map((issue) => ({ path: formatDetailPath('body', ['devices', index, ...(issue.path)]), message: issue.message }));
       failed.push({ index, error: { code: 'validation_failed', message: 'The device is not valid', details } });
     }
   });

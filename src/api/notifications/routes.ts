@@ -82,7 +82,10 @@ export const notificationRoutes = [
       200: { description: 'The message, with its send SCHEDULED (or WAITING_FOR_RECORDING)', schema: notificationWithSendSchema },
       404: notFound,
       409: { description: 'Sending has started, or the send has ended (`invalid_state`)' },
-      422: { description: 'No segment given or on the message (`segment_required`), or not a segment of the app (`unknown_segment`)' },
+      422: {
+        description:
+          'No segment given, on the send or on the message (`segment_required`); not a segment of the app (`unknown_segment`); playTime plus the message’s expiry has passed, so the send could never go (`play_time_expired`)',
+      },
     },
     handler: async ({ query, body }, ctx) => ({
       status: 200,

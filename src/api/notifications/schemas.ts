@@ -96,8 +96,17 @@ export const notificationAppQuery = z.object({ id: z.uuid(), appId: z.uuid() });
 
 export const scheduleNotificationBody = z
   .strictObject({
-    playTime: z.number().int().min(0).max(8_640_000_000_000_000).optional().meta({ description: 'Epoch ms. Default: the message’s playTime, else now. A past time means now.' }),
-    filterId: z.string().min(1).max(128).optional().meta({ description: 'A segment of the message’s app. Default: the message’s filterId.' }),
+    playTime: z
+      .number()
+      .int()
+      .min(0)
+      .max(8_640_000_000_000_000)
+      .optional()
+      .meta({
+        description:
+          'Epoch ms. Default: the waiting send’s own, else the message’s playTime, else now. A past time means now, unless it is more than the message’s `expiry` in the past: then the send could never go, and the call is 422 `play_time_expired`.',
+      }),
+    filterId: z.string().min(1).max(128).optional().meta({ description: 'A segment of the message’s app. Default: the waiting send’s own, else the message’s filterId.' }),
     ratePerMinute: z
       .number()
       .int()
@@ -106,11 +115,11 @@ export const scheduleNotificationBody = z
       .nullable()
       .optional()
       .meta({
-        description: `Throttle: at most this many pushes a minute (${minRatePerMinute} to ${maxRatePerMinute}), spread evenly; the deployment's FCM_MAX_PER_MINUTE still holds when it is lower. Default (or null): unthrottled. Each call sets the whole schedule, so a move that leaves it out drops the throttle.`,
+        description: `Throttle: at most this many pushes a minute (${minRatePerMinute} to ${maxRatePerMinute}), spread evenly; the deployment's FCM_MAX_PER_MINUTE still holds when it is lower. Null: unthrottled. Default: the waiting send’s own, else unthrottled.`,
       }),
     sendInLocalTime: z.boolean().optional().meta({
       description:
-        'Send at playTime’s wall-clock time in UTC in each device’s own time zone (its `timezone`, else the app’s `defaultTimezone`): 09:00 reaches a device in Europe/Berlin at 09:00 Berlin time. Devices are grouped by UTC offset; a group whose time has passed when the send starts goes at once unless that time plus the message’s expiry has passed too (then it counts as `expired`). Default false. Each call sets the whole schedule.',
+        'Send at playTime’s wall-clock time in UTC in each device’s own time zone (its `timezone`, else the app’s `defaultTimezone`): 09:00 reaches a device in Europe/Berlin at 09:00 Berlin time. Devices are grouped by UTC offset; a group whose time has passed when the send starts goes at once unless that time plus the message’s expiry has passed too (then it counts as `expired`). Default: the waiting send’s own, else false.',
     }),
   })
   .meta({ id: 'ScheduleNotification' });

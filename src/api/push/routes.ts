@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listPushSends } from '../../domain/sends/list-push-sends.ts';
-import { recordClick } from '../../domain/sends/record-click.ts';
+import { clickClockSkewMs, recordClick } from '../../domain/sends/record-click.ts';
 import { defineRoute } from '../../http/route.ts';
 import { abTestArms } from '../../persistence/entities/ab-test-member.ts';
 import { pushSendSources, pushSendStatuses, type PushSend } from '../../persistence/entities/push-send.ts';
@@ -73,7 +73,13 @@ export const pushRoutes = [
     tag: 'Pushes',
     auth: 'account',
     body: z.strictObject({ sendId: z.uuid(), clickedAt: z.iso.datetime({ offset: true }).optional() }).meta({ id: 'PushClick' }),
-    responses: { 200: { description: 'The send, with its (first) click', schema: sendSchema }, 404: { description: 'No such send in this account' } },
+    responses: {
+      200: { description: 'The send, with its (first) click', schema: sendSchema },
+      400: {
+        description: `The click cannot have happened: before the push was sent or in the future, beyond ${clickClockSkewMs / 1000} s of clock skew, or on a push not sent (\`invalid_click_time\`)`,
+      },
+      404: { description: 'No such send in this account' },
+    },
     handler: async ({ body }, { em, account }) => ({
       status: 200,
       body: toSendResponse(await recordClick(em, account.id, { sendId: body.sendId, clickedAt: body.clickedAt ? new Date(body.clickedAt) : undefined })),

@@ -3,7 +3,8 @@ import type { AbTest } from '../../persistence/entities/ab-test.ts';
 import { Notification } from '../../persistence/entities/notification.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { armSize, countAudience } from './audience.ts';
-import { armSizeWarning } from './statistics.ts';
+import { winnerMetricLabel } from '../../sandbox-safe/winner-metric.ts';
+import { armSizeWarning, TYPICAL_DETECTABLE_CHANGE } from './statistics.ts';
 
 export const expiryRange = { min: 1, max: 43_200 } as const;
 export const testPercentRange = { min: 2, max: 100 } as const;
@@ -50,7 +51,7 @@ export async function checkAbTest(em: EntityManager, test: AbTest, now = new Dat
   }
 
   if (audience !== null && audience >= minimumAudience && test.testPercent >= testPercentRange.min) {
-    const warning = armSizeWarning(armSize(audience, test.testPercent));
+    const warning = armSizeWarning(armSize(audience, test.testPercent), TYPICAL_DETECTABLE_CHANGE, winnerMetricLabel(test.winnerMetric));
     if (warning) warnings.push(warning);
   }
   return { problems, warnings, audience };

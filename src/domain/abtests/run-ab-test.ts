@@ -7,6 +7,7 @@ import { computeResults, countArms, type AbTestResults } from './ab-test-results
 import { countAudience, snapshotAudience } from './audience.ts';
 import { minimumAudience } from './check-ab-test.ts';
 import { formatPlayTime } from './play-time.ts';
+import type { WinnerMetric } from './results-types.ts';
 
 /**
  * The steps an A/B test's run takes, one function per activity. Each can run again after a crash and finds what its
@@ -14,7 +15,7 @@ import { formatPlayTime } from './play-time.ts';
  */
 
 export type BeginOutcome =
-  | { outcome: 'started'; audience: number; arms: { A: number; B: number; remainder: number }; expiryMinutes: number }
+  | { outcome: 'started'; audience: number; arms: { A: number; B: number; remainder: number }; expiryMinutes: number; metric: WinnerMetric }
   | { outcome: 'failed'; reason: string }
   | { outcome: 'not-scheduled'; state: AbTestState };
 
@@ -25,7 +26,8 @@ export async function beginAbTest(deps: PublishDeps, testId: string): Promise<Be
     if (test.state === 'RUNNING') {
       // A retry after the commit: the snapshot is there.
       const counts = await countArms(tx, testId);
-      return { outcome: 'started', audience: test.audienceSize ?? 0, arms: { A: counts.A.devices, B: counts.B.devices, remainder: counts.remainder.devices }, expiryMinutes: test.expiry };
+      const arms = { A: counts.A.devices, B: counts.B.devices, remainder: counts.remainder.devices };
+      return { outcome: 'started', audience: test.audienceSize ?? 0, arms, expiryMinutes: test.expiry, metric: test.winnerMetric };
     }
     if (test.state !== 'SCHEDULED') return { outcome: 'not-scheduled', state: test.state };
     const { found, devices } = await countAudience(tx, test);
@@ -37,7 +39,7 @@ export async function beginAbTest(deps: PublishDeps, testId: string): Promise<Be
     const arms = await snapshotAudience(tx, test);
     const audience = arms.A + arms.B + arms.remainder;
     Object.assign(test, { state: 'RUNNING', startedAt: new Date(), audienceSize: audience });
-    return { outcome: 'started', audience, arms, expiryMinutes: test.expiry };
+    return { outcome: 'started', audience, arms, expiryMinutes: test.expiry, metric: test.winnerMetric };
   });
   if (begun.outcome === 'started') {
     const test = await deps.em.fork().findOneOrFail(AbTest, { id: testId });

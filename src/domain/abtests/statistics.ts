@@ -180,17 +180,18 @@ export function requiredSendsPerArm(change: DetectableChange, { alpha = SIGNIFIC
 }
 
 /**
- * A warning for arms too small to detect the change (by default 5% → 6% CTR) at alpha 0.05 with power 0.8, or null
- * when they are large enough. Pass the smaller arm's size (a segment of 9 devices gives arms of 4 and 5: pass 4).
+ * A warning for arms too small to detect the change (by default 5% → 6%) at alpha 0.05 with power 0.8, or null when
+ * they are large enough. Pass the smaller arm's size (a segment of 9 devices gives arms of 4 and 5: pass 4), and the
+ * name of the rate that decides the test (`CTR`, or `conversion rate`).
  */
-export function armSizeWarning(armSize: number, change: DetectableChange = TYPICAL_DETECTABLE_CHANGE): string | null {
+export function armSizeWarning(armSize: number, change: DetectableChange = TYPICAL_DETECTABLE_CHANGE, rate = 'CTR'): string | null {
   checkCount('armSize', armSize);
   const needed = requiredSendsPerArm(change);
   if (armSize >= needed) return null;
   const from = percent(change.baselineCtr);
   const to = percent(change.baselineCtr + change.minimumDetectableEffect);
   return (
-    `Each arm has ${count(armSize)} devices, too few for a significant result: detecting a CTR change from ${from} to ${to} ` +
+    `Each arm has ${count(armSize)} devices, too few for a significant result: detecting a ${rate} change from ${from} to ${to} ` +
     `needs about ${count(needed)} per arm (alpha 0.05, power 0.8). Treat the result as directional only.`
   );
 }

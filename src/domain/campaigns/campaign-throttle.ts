@@ -8,8 +8,8 @@ export const maxRatePerMinute = 1_000_000;
 
 /**
  * A throttled send's pace: one `push_pace` row per send (`send:<notificationId>`), which every shard and worker draws
- * on, as the provider's own pace is drawn on (docs/adr/0056). Its waves hold a second's worth of pushes at most, so
- * that no minute's window holds more than a second's worth over the rate (under 2 %).
+ * on, as the provider's own pace is drawn on (docs/adr/0056). Its waves hold a second's worth of pushes at most (one
+ * reservation a second), sent one at a time (src/domain/sends/send-in-slots.ts), so every second holds its share.
  */
 export function campaignThrottle(em: EntityManager, notificationId: string, ratePerMinute: number): SendThrottle {
   return {

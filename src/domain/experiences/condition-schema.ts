@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutLooserBounds } from '../errors.ts';
 import { fieldMaxLength, fieldRule, isField } from '../../sandbox-safe/experiences/context-fields.ts';
 import { conditionOperators, type Condition, type ConditionOperator } from '../../sandbox-safe/experiences/evaluate-condition.ts';
 import {
@@ -46,7 +47,7 @@ const conditions = defineConditionLanguage({
   words: { whole: 'condition', leaves: 'leaves', parts: 'conditions' },
   checkLeaf: (value, path, problems) => {
     const result = leafSchema.safeParse(value);
-    for (const issue of result.error?.issues ?? []) problems.push({ path: [...path, ...(issue.path as Path)], message: issue.message });
+    for (const issue of withoutLooserBounds(result.error?.issues ?? [])) problems.push({ path: [...path, ...(issue.path as Path)], message: issue.message });
     return result.success ? (value as Condition) : undefined;
   },
 });

@@ -2,6 +2,7 @@ import type { RateLimit } from '../../persistence/rate-limiter.ts';
 import { verifyWebhook, type WebhookVerifyFailure } from '../../security/standard-webhooks.ts';
 import { noteConnectionTraffic } from '../connections/note-traffic.ts';
 import { DomainError, validationFailed } from '../errors.ts';
+import { allowanceOf, rateLimited } from '../rate-limit-answer.ts';
 import { acceptInboundEvent, type AcceptResult } from './accept-inbound-event.ts';
 import { signingSecretsAt } from './inbound-connections.ts';
 import type { IngestDeps } from './ingest-deps.ts';
@@ -79,7 +80,5 @@ function shouldNoteTraffic(connectionId: string, now: Date): boolean {
 
 async function consumeOrRefuse(deps: IngestDeps, key: string, limit: RateLimit, points: number): Promise<void> {
   const decision = await deps.rateLimiter.consume(key, limit, points);
-  if (!decision.allowed) {
-    throw new DomainError('rate_limited', 'Too many events for this connection; retry later', undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
-  }
+  if (!decision.allowed) throw rateLimited(`Too many events for this connection (${allowanceOf(limit)}); retry after ${decision.retryAfterSeconds} s`, limit, decision);
 }

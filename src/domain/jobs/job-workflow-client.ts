@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { lockName } from '../../persistence/advisory-lock.ts';
 import { Job } from '../../persistence/entities/job.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import { withUpdateErrors } from '../../temporal/update-errors.ts';
@@ -29,8 +30,9 @@ export interface JobDeps {
  * Either both happen or neither does.
  *
  * What the workflow would refuse is refused here first, before any run starts: a run whose create fails stays in
- * Temporal (closed, `JobStatus` CREATED) with no job behind it. The workflow still checks again under the message's
- * row lock, which decides a race of two creates for one message.
+ * Temporal (closed, `JobStatus` CREATED) with no job behind it. So creates for one message take turns (an advisory
+ * lock on the message, held while its run is started): of two at once, the second finds the message RECORDING and is
+ * refused with 409 before it starts anything, and Temporal holds one run (docs/adr/0079-creates-of-a-message-s-job-take-turns.md).
  */
 export async function createRecordingJob(deps: JobDeps, accountId: string, args: CreateJobArgs & { appId: string }): Promise<JobView> {
   await findOwnedApp(deps.em, accountId, args.appId);
@@ -40,13 +42,19 @@ export async function createRecordingJob(deps: JobDeps, accountId: string, args:
   const { appId, ...create } = args;
   // With an Idempotency-Key the job id is the key's operation id, so a retry finds the run its first try started.
   const jobId = deps.updateId ?? randomUUID();
-  if (notification.status !== 'DRAFT' && !(await madeByAnEarlierTry(deps, accountId, jobId))) throw messageNotDraft(notification.status);
-  return withUpdateErrors(
-    () => createRecordingJobRun(deps.temporal, { jobId, accountId, appId, create, updateId: deps.updateId }),
-    async () => {
-      throw new DomainError('conflict', 'The job could not be created; retry');
-    },
-  );
+  return deps.em.transactional(async (tx) => {
+    await lockName(tx, `job-create:${notification.id}`);
+    // Read again under the lock: a create that held it before has committed its job and the message's RECORDING.
+    const [current] = await tx.execute<Array<{ status: string }>>('select status from notifications where id = ?', [notification.id]);
+    const status = current!.status;
+    if (status !== 'DRAFT' && !(await madeByAnEarlierTry({ ...deps, em: tx }, accountId, jobId))) throw messageNotDraft(status);
+    return withUpdateErrors(
+      () => createRecordingJobRun(deps.temporal, { jobId, accountId, appId, create, updateId: deps.updateId }),
+      async () => {
+        throw new DomainError('conflict', 'The job could not be created; retry');
+      },
+    );
+  });
 }
 
 /**

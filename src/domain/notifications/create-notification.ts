@@ -24,20 +24,23 @@ export interface NotificationFields {
   conversion?: ConversionGoal | null | undefined;
 }
 
-/** What a message starts with: DRAFT with no recording, unless made from stock. */
+/**
+ * What a message starts with: a rich message is DRAFT with no recording until its recording job is accepted (or it
+ * is made from stock); a plain `PUSH` plays no recording, so it is READY at once.
+ */
 export interface InitialPlayback {
   status: NotificationStatus;
   recordingUrl: string | null;
   recordingStockId: string | null;
 }
 
-const draft: InitialPlayback = { status: 'DRAFT', recordingUrl: null, recordingStockId: null };
+const withoutRecording = (type: string): InitialPlayback => ({ status: type === 'PUSH' ? 'READY' : 'DRAFT', recordingUrl: null, recordingStockId: null });
 
 export async function createNotification(
   em: EntityManager,
   accountId: string,
   fields: NotificationFields,
-  initial: InitialPlayback = draft,
+  initial: InitialPlayback = withoutRecording(fields.type),
 ): Promise<Notification> {
   await findOwnedApp(em, accountId, fields.appId);
   await requireAppSegment(em, accountId, fields.appId, fields.filterId);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutLooserBounds } from '../errors.ts';
 import { platforms } from '../../persistence/entities/device.ts';
 import {
   absentValue,
@@ -69,7 +70,7 @@ function checkCondition(value: Record<string, unknown>, path: Path, problems: Pr
   }
   const result = z.strictObject({ field: z.string(), op: z.string(), value: valueRule }).safeParse(value);
   if (!result.success) {
-    for (const issue of result.error.issues) problems.push({ path: [...path, ...(issue.path as Path)], message: issue.message });
+    for (const issue of withoutLooserBounds(result.error.issues)) problems.push({ path: [...path, ...(issue.path as Path)], message: issue.message });
     return undefined;
   }
   return result.data as SegmentRule;

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PushNotification, PushPlatform, PushProvider, PushResult } from '../../outbound/push/push-provider.ts';
 import { marks } from './send-scope.ts';
-import { takeSlots, type PushPace } from '../../persistence/push-pace.ts';
+import { takeSlots, type PushPace, type Slots } from '../../persistence/push-pace.ts';
+import { newSlotCursor, sendInSlots } from './send-in-slots.ts';
 import type { CapGate } from './frequency-cap.ts';
 import type { QuietGate, QuietHold } from './quiet-hours.ts';
 
@@ -14,7 +15,8 @@ import type { QuietGate, QuietHold } from './quiet-hours.ts';
  * (pending-rows.ts: A/B arms, test sends, experiences' pushes, a campaign's retries and its pushes held by quiet hours) or a campaign shard's snapshot
  * (campaigns/campaign-shard-source.ts). The engine works in waves of the provider's `waveSize`: it waits for the
  * wave's slots in the provider's pace, has the source claim a wave (committed before anything is sent), hands
- * those messages to the provider, and has the source store every answer, unsubscribing devices whose token is gone.
+ * those messages to the provider, each when its own slot begins (send-in-slots.ts), and has the source store
+ * every answer, unsubscribing devices whose token is gone.
  * A wave whose provider asked to retry is handed back and ends the call with `retry`, so the next attempt sends
  * exactly those first. A push is claimed once, so it is sent at most once: whatever an attempt had claimed and not
  * answered when it died is marked `unconfirmed`, never sent again (docs/adr/0055).
@@ -70,13 +72,16 @@ export type DeliverOutcome = { kind: 'done' } | { kind: 'retry'; reason: string;
 export const inFlightWhenStopped = 'in flight when its send attempt stopped (a worker crash); not sent again, so the device gets no second push';
 
 export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Promise<DeliverOutcome> {
+  const cursor = newSlotCursor();
   for (const source of input.sources) {
     for (;;) {
       deps.signal?.throwIfAborted();
       const size = Math.min(deps.push.waveSize, input.throttle?.waveSize ?? Number.POSITIVE_INFINITY);
       // The send's own slots first, then the provider's, so the provider's are not held while the send waits for its.
-      if (input.throttle) await takeSlots(input.throttle.pace, size, deps.signal);
-      await deps.push.pace?.(size, deps.signal);
+      // Each push of the wave then goes when its slot begins in both.
+      const paces: Slots[] = [];
+      if (input.throttle) paces.push(await takeSlots(input.throttle.pace, size, deps.signal));
+      if (deps.push.pace) paces.push(await deps.push.pace(size, deps.signal));
       const wave = await source.claim(size);
       if (wave.length === 0) break;
       const now = Date.now();
@@ -89,8 +94,11 @@ export async function deliverPushes(deps: DeliverDeps, input: DeliverInput): Pro
       const taken = input.cap ? await input.cap.take(reachable.map((push) => push.deviceId)) : undefined;
       const sendable = taken ? reachable.filter((push) => taken.allowed.has(push.deviceId)) : reachable;
       const results = sendable.length
-        ? await deps.push.sendBatch(
+        ? await sendInSlots(
+            deps.push,
             sendable.map((push) => ({ sendId: push.sendId, token: push.token!, platform: push.platform, notification: input.notification, data: input.data })),
+            paces,
+            cursor,
             deps.signal,
           )
         : [];

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { clickedSendId, markClicked } from './record-click.ts';
+import { clickedSendId, countClick } from './record-click.ts';
 
 /** The longest window a message's conversion goal may have (30 days). */
 export const maxConversionHours = 720;
@@ -15,12 +15,12 @@ interface RespondingEvent {
 
 /**
  * Counts what an event says about the account's pushes, in the transaction that routes it: a `push.clicked` event
- * with a send id counts like POST /push/click; an event of a message's conversion type from a person marks that
- * person's latest push of the message within its window `converted`, once.
+ * with a send id counts like POST /push/click (a click at an impossible time is ignored); an event of a message's
+ * conversion type from a person marks that person's latest push of the message within its window `converted`, once.
  */
 export async function countPushResponses(tx: EntityManager, event: RespondingEvent): Promise<void> {
   const clicked = clickedSendId(event.eventType, event.attributes);
-  if (clicked) await markClicked(tx, event.accountId, clicked, event.occurredAt);
+  if (clicked) await countClick(tx, event.accountId, clicked, event.occurredAt);
   if (event.clientUserId) await attributeConversion(tx, event as RespondingEvent & { clientUserId: string });
 }
 

@@ -93,9 +93,9 @@ export function createFcmPushProvider(options: FcmProviderOptions): PushProvider
     name: 'fcm',
     waveSize: options.concurrency,
     // The wave's slots in the project's pace, waited for before the engine claims the wave: a claimed wave then goes
-    // out at once, and a worker killed while it waits has claimed nothing.
+    // out slot by slot, and a worker killed while it waits has claimed nothing.
     async pace(count, signal) {
-      if (pace) await takeSlots(pace, count, signal);
+      return pace ? takeSlots(pace, count, signal) : { beganAt: performance.now(), slotMs: 0 };
     },
     async sendBatch(messages, signal) {
       if (messages.length === 0) return [];

@@ -1,4 +1,5 @@
 import type { Notification } from '../../persistence/entities/notification.ts';
+import type { Slots } from '../../persistence/push-pace.ts';
 
 /**
  * The push provider layer: what a send hands to a provider and what it gets back, one result per message.
@@ -70,10 +71,11 @@ export interface PushProvider {
    */
   waveSize: number;
   /**
-   * Waits until `count` more messages may go at the provider's pace (FCM_MAX_PER_MINUTE across the deployment).
-   * The engine calls it before it claims each wave. Rejects when `signal` aborts.
+   * Waits until the first of `count` more messages may go at the provider's pace (FCM_MAX_PER_MINUTE across the
+   * deployment) and answers when their slots began and how long each is: the i-th goes i slots after the first. The
+   * engine calls it before it claims each wave. Rejects when `signal` aborts.
    */
-  pace?: (count: number, signal?: AbortSignal) => Promise<void>;
+  pace?: (count: number, signal?: AbortSignal) => Promise<Slots>;
   /** One result per message, in the messages' order. `signal` stops the batch: what was not sent comes back `retry`. */
   sendBatch(messages: PushMessage[], signal?: AbortSignal): Promise<PushResult[]>;
   close: () => Promise<void>;

@@ -10,6 +10,7 @@ import {
   normalQuantile,
   requiredSendsPerArm,
   armSizeWarning,
+  TYPICAL_DETECTABLE_CHANGE,
   type AbArms,
 } from '../../../src/domain/abtests/statistics.ts';
 
@@ -276,6 +277,10 @@ describe('sample size', () => {
     expect(armSizeWarning(8155)).toBeNull();
     expect(armSizeWarning(1000, { baselineCtr: 0.1, minimumDetectableEffect: 0.05 })).toBeNull();
     expect(armSizeWarning(100, { baselineCtr: 0.1, minimumDetectableEffect: 0.05 })).toContain('from 10% to 15%');
+  });
+
+  it('names the rate that decides the test', () => {
+    expect(armSizeWarning(4, TYPICAL_DETECTABLE_CHANGE, 'conversion rate')).toContain('detecting a conversion rate change from 5% to 6%');
   });
 });
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatDetailPath, type ErrorDetail } from '../../errors.ts';
+import { formatDetailPath, withoutLooserBounds, type ErrorDetail } from '../../errors.ts';
 import { directEnvelopeSchema, type InboundEnvelope, type NormaliseResult } from './envelope.ts';
 import { applyAttributeMapping, assignOwn, nonEmpty, type JsonObject } from './fields.ts';
 
@@ -8,7 +8,7 @@ import { applyAttributeMapping, assignOwn, nonEmpty, type JsonObject } from './f
 
 export function normaliseDirect(body: unknown, mapping: Record<string, string>): NormaliseResult {
   const parsed = directEnvelopeSchema.safeParse(body);
-  if (!parsed.success) return { ok: false, details: parsed.error.issues.flatMap(toDetails) };
+  if (!parsed.success) return { ok: false, details: withoutLooserBounds(parsed.error.issues).flatMap(toDetails) };
 
   const { attributes: sent, ...envelope } = parsed.data;
   const attributes: JsonObject = {};
