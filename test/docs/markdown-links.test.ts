@@ -56,14 +56,6 @@ describe('links in README.md and docs/', () => {
   });
 });
 
-/**
- * Documentation files that no longer exist but that code comments still name, with where their text went. Code is not
- * the docs' to edit: each entry is a comment to correct, after which the entry goes. Keep this list short.
- */
-const goneButNamedInCode: Record<string, string> = {
-  'docs/decisions.md': 'split into docs/spec-decisions.md (the API) and docs/adr/ (engineering)',
-};
-
 describe('documentation files named by path', () => {
   const named = sourceFiles().flatMap((file) => {
     const text = readFileSync(join(repositoryRoot, file), 'utf8');
@@ -75,16 +67,9 @@ describe('documentation files named by path', () => {
   it('exist, for every docs/….md path and every docs/adr/NNNN number the code and the docs name', () => {
     const adrNumbers = new Set(readdirSync(join(repositoryRoot, 'docs/adr')).map((name) => name.slice(0, 4)));
     const missing = named.flatMap(({ file, paths, records }) => [
-      ...paths.filter((path) => !existsSync(join(repositoryRoot, path)) && !(path in goneButNamedInCode && !file.endsWith('.md'))).map((path) => `${file}: ${path}`),
+      ...paths.filter((path) => !existsSync(join(repositoryRoot, path))).map((path) => `${file}: ${path}`),
       ...records.filter((number) => !adrNumbers.has(number)).map((number) => `${file}: docs/adr/${number}`),
     ]);
     expect(missing).toEqual([]);
-  });
-
-  it('lists as gone only files that are gone and that code still names', () => {
-    for (const path of Object.keys(goneButNamedInCode)) {
-      expect(existsSync(join(repositoryRoot, path)), `${path} exists again: drop it from goneButNamedInCode`).toBe(false);
-      expect(named.some(({ file, paths }) => !file.endsWith('.md') && paths.includes(path)), `no code names ${path} now: drop it from goneButNamedInCode`).toBe(true);
-    }
   });
 });

@@ -9,7 +9,7 @@ import { outboundProviders, type ExperienceDefinition } from './definition-schem
 
 // Publish rules that need the database, on top of checkDefinitionGraph: the endpoints, connections and messages the
 // nodes name must be the account's, and a push node's message READY. One query per kind, whatever the number of nodes.
-// Decided (docs/decisions.md): a disabled endpoint and a paused connection pass, because both are switched back on
+// Decided (docs/spec-decisions.md, "The definition"): a disabled endpoint and a paused connection pass, because both are switched back on
 // without touching the experience; a deleted one, another account's, a connection of a provider we cannot call, or
 // one without an outbound credential fail.
 

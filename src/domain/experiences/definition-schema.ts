@@ -7,7 +7,7 @@ import { findTemplateProblems } from '../../sandbox-safe/experiences/render-temp
 // This schema checks each part's shape; how the parts fit together (references, reachability, cycles, the publish
 // limits) is checked by checkDefinitionGraph when the experience is published.
 //
-// Decisions (recorded in docs/decisions.md):
+// Decisions (docs/spec-decisions.md, "The definition"):
 // - Objects are strict: an unknown key (a typo such as "nxt") is an error, not silently ignored.
 // - Left out means: entry { reentry: "never" }, goals [], a goal's exit false, conditions null (always hold),
 //   a webhook's result {}, maxDurationSeconds 90 days.

@@ -7,7 +7,7 @@ import { isGroup, parseSegmentField, type ColumnField, type Scalar, type Segment
 //
 // Only all/any groups combine conditions (no `not`), so a condition that is NULL for a device (a missing column)
 // counts as false; the negations (neq, nin, notExists) are written to be true on a missing value, as experiences' conditions do.
-// Which predicates an index serves is in docs/decisions.md ("Segment SQL and its indexes").
+// Which predicates an index serves is in docs/adr/0019-segment-rules-compile-to-one-sql-condition.md.
 
 export interface SqlCondition {
   sql: string;

@@ -1,6 +1,6 @@
 // The rules of a segment (the spec's `filterId`): a group `{ all: [...] }` or `{ any: [...] }` of conditions
 // `{ field, op, value }` and nested groups. Validated by rules-schema.ts, compiled to SQL by segment-condition.ts.
-// Semantics are those of experience conditions (docs/decisions.md): a missing attribute and a null one behave alike, eq is
+// Semantics are those of experience conditions (docs/spec-decisions.md, "Segment rules"): a missing attribute and a null one behave alike, eq is
 // strict ("1" is not 1), neq, nin and notExists are the exact negations of eq, in and exists.
 
 export type Scalar = string | number | boolean;

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Deliveries become an outbox (docs/decisions.md, "Delivery outbox"): a publish writes its delivery rows with the
+ * Deliveries become an outbox (docs/adr/0027-deliveries-go-through-an-outbox-and-batch-runs.md): a publish writes its delivery rows with the
  * task queue whose relay sends them; the relay claims pending rows into a batch (`delivery_batches`), sets their
  * batch and workflow id, and starts one run per batch. Rows written before this migration have no task queue and
  * stay with the runs that already drive them.

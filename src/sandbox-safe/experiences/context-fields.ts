@@ -3,7 +3,7 @@ import { readSegments } from '../field-path.ts';
 // The fields that conditions and templates read. This module is pure TypeScript (no zod, no Node APIs): the
 // experience workflow imports it at run time.
 //
-// Grammar (decided here, recorded in docs/decisions.md):
+// Grammar (decided here, recorded in docs/spec-decisions.md, "Conditions and templates"):
 // - `event.eventType`, `trigger.eventType`, `visitor.clientUserId`;
 // - `event.attributes`, `trigger.attributes`, `visitor.attributes`, alone (the whole object) or followed by a dot
 //   path: `visitor.attributes.address.country`. A numeric step indexes an array (`event.attributes.items.0.sku`),

@@ -3,7 +3,7 @@ import { readField, type ExperienceContext } from './context-fields.ts';
 // Conditions of an experience: on its trigger, its goals, its condition nodes and its waitForEvent nodes.
 // Pure TypeScript (no zod, no Node APIs): the experience workflow imports it at run time.
 //
-// Semantics (recorded in docs/decisions.md). "Missing" is a field that is absent or null: the two behave alike.
+// Semantics (docs/spec-decisions.md, "Conditions and templates"). "Missing" is a field that is absent or null: the two behave alike.
 // - eq: the field is a string, number or boolean strictly equal to the value (no coercion: "1" is not 1).
 // - gt, gte, lt, lte: true only when both sides are numbers, or both are strings (compared by UTF-16 code units, so
 //   ISO-8601 dates in the same form compare by time); any other pairing is false.

@@ -3,7 +3,7 @@ import { fieldRule, isField, readField, type ExperienceContext, type JsonObject 
 // Templates in a webhook node's `result` and a provider node's `properties`. Pure TypeScript (no zod, no Node
 // APIs): the experience workflow imports it at run time.
 //
-// Rules (recorded in docs/decisions.md):
+// Rules (docs/spec-decisions.md, "Conditions and templates"):
 // - A template is `{{field}}`, spaces inside the braces allowed (`{{ visitor.attributes.plan }}`); the field names
 //   are those of conditions (context-fields.ts). An unknown field is refused when the definition is validated.
 // - A string that is exactly one template becomes the field's value, whatever its JSON type; null when missing.
