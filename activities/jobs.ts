@@ -1,5 +1,6 @@
 import { applyJobAction, type JobActionInput } from '../src/domain/jobs/apply-job-action.ts';
 import { createJobRecord, type CreateJobRecordInput } from '../src/domain/jobs/create-job-record.ts';
+import { jobEventResult } from '../src/domain/jobs/job-event-result.ts';
 import type { JobView } from '../src/domain/jobs/job-view.ts';
 import type { EventType } from '../src/domain/events/event-types.ts';
 import { publishEvent } from '../src/domain/events/publish-event.ts';
@@ -22,10 +23,9 @@ export function createJobActivities({ orm, temporal, delivery }: ActivityDeps) {
     },
 
     async publishJobEvent(input: { eventId: string; accountId: string; type: EventType; result: Record<string, unknown> }): Promise<void> {
-      await publishEvent(
-        { em: orm.em.fork(), temporal, delivery },
-        { eventId: input.eventId, accountId: input.accountId, type: input.type, data: { result: input.result } },
-      );
+      const em = orm.em.fork();
+      const result = await jobEventResult(em, input.type, input.result);
+      await publishEvent({ em, temporal, delivery }, { eventId: input.eventId, accountId: input.accountId, type: input.type, data: { result } });
     },
   };
 }

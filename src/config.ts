@@ -162,6 +162,23 @@ const recordingSettings = {
 export const recordingConfigDefaults = z.object(recordingSettings).parse({});
 
 /**
+ * How long the worker keeps recording files nobody plays (the retention schedule, docs/recordings.md): takes not
+ * selected, this many days after their job ended, and uploads never used. Rejected files go after a day.
+ */
+const retentionSettings = {
+  RECORDING_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+};
+export const retentionConfigDefaults = z.object(retentionSettings).parse({});
+
+/**
+ * The service's public base URL, e.g. https://push.example.com: the recording URLs devices fetch are made from it.
+ * Unset, the API uses the address each request was made to (embedded mode: the API's own address).
+ */
+const publicUrlSettings = {
+  PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+};
+
+/**
  * Where the service keeps its files (recordings): `local` under DATA_DIR/files (one machine, or a volume the API and
  * the worker share), or `s3`, a bucket of an S3-compatible server whose credentials come from the AWS SDK's standard
  * chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, a web identity, the instance's role), never from here.
@@ -219,6 +236,7 @@ const productionSchemas = {
       ...metricsSettings,
       ...recordingSettings,
       ...storageSettings,
+      ...publicUrlSettings,
       DATABASE_URL: postgresUrl,
       TEMPORAL_ADDRESS: hostPort,
     })
@@ -234,6 +252,7 @@ const productionSchemas = {
       ...temporalMetricsSettings,
       ...ingestRelaySettings,
       ...recordingSettings,
+      ...retentionSettings,
       ...storageSettings,
       WORKER_ROLE: z.enum(workerRoles).default('all'),
       /** A workflow bundle built by `npm run bundle:workflows` from the same code; unset, the worker bundles at start. */
@@ -263,8 +282,10 @@ const embeddedSchema = z
     ...metricsSettings,
     ...temporalMetricsSettings,
     ...recordingSettings,
+    ...retentionSettings,
     PUSH_PROVIDER: z.enum(embeddedPushProviders).default('log'),
     ...storageSettings,
+    ...publicUrlSettings,
     SECRETS_KEY: secretsKey.optional(),
     PORT: apiSettings.PORT,
     ADMIN_TOKEN: apiSettings.ADMIN_TOKEN.optional(),

@@ -10,6 +10,7 @@ import { endpointRoutes } from './endpoints/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { eventTypeRoutes } from './event-types/routes.ts';
 import { experienceRoutes } from './experiences/routes.ts';
+import { fileRoutes } from './files/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
@@ -26,6 +27,7 @@ export const routes: RouteSpec[] = [
   ...appRoutes,
   ...notificationRoutes,
   ...jobRoutes,
+  ...fileRoutes,
   ...stockRoutes,
   ...eventTypeRoutes,
   ...endpointRoutes,

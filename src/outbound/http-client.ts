@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:https';
 import { blockedReason, guardedLookup, normaliseHost, type AllowList } from '../security/ip-policy.ts';
 
@@ -14,7 +15,20 @@ export interface OutboundHttpClient {
    * A lower-case `user-agent` in `headers` replaces the webhooks' one.
    */
   post(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<OutboundResponse>;
+  /**
+   * GETs a file from a customer's URL (a recording submitted as a URL) under the same address policy, answering once
+   * the headers are in, with the body as a stream the caller reads or destroys. The client's timeout bounds the wait
+   * for the headers; `signal` bounds the whole transfer (aborting destroys the body). Redirects are not followed.
+   */
+  download(url: string, signal?: AbortSignal): Promise<OutboundDownload>;
   close: () => void;
+}
+
+export interface OutboundDownload {
+  status: number;
+  /** Content-Length, when the server sent one. */
+  contentLength: number | undefined;
+  body: IncomingMessage;
 }
 
 export interface OutboundHttpOptions {
@@ -36,10 +50,13 @@ export class OutboundRequestError extends Error {
    * the answer): the receiver may have it. False when it failed before (refused, unresolvable, blocked, TLS).
    */
   readonly sent: boolean;
+  /** The address policy refused the URL's address: asking again cannot help. */
+  readonly blocked: boolean;
 
-  constructor(message: string, options: { sent?: boolean } = {}) {
+  constructor(message: string, options: { sent?: boolean; blocked?: boolean } = {}) {
     super(message);
     this.sent = options.sent ?? false;
+    this.blocked = options.blocked ?? false;
   }
 }
 
@@ -118,6 +135,43 @@ export function createOutboundHttpClient(options: OutboundHttpOptions): Outbound
           reject(new OutboundRequestError(reason, { sent: req.writableFinished }));
         });
         req.end(body);
+      });
+    },
+    download(url, signal) {
+      const target = new URL(url);
+      const host = normaliseHost(target.hostname);
+      if (host.kind === 'ip') {
+        const reason = blockedReason(host.address, options.allow);
+        if (reason) return Promise.reject(new OutboundRequestError(`blocked address: ${reason}`, { blocked: true }));
+      }
+      return new Promise<OutboundDownload>((resolve, reject) => {
+        let timedOut = false;
+        const req = request(target, { method: 'GET', agent, headers: { 'user-agent': 'richpush-recordings/1', accept: 'audio/*, application/octet-stream;q=0.9, */*;q=0.5' } }, (res) => {
+          clearTimeout(timer);
+          res.once('close', () => signal?.removeEventListener('abort', onAbort));
+          const length = Number(res.headers['content-length']);
+          resolve({ status: res.statusCode ?? 0, contentLength: Number.isSafeInteger(length) && length >= 0 ? length : undefined, body: res });
+        });
+        const onAbort = () => req.destroy(new Error('aborted'));
+        const timer = setTimeout(() => {
+          timedOut = true;
+          req.destroy(new Error('timed out'));
+        }, timeoutMs);
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener('abort', onAbort, { once: true });
+        req.once('error', (error: NodeJS.ErrnoException) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          const reason = signal?.aborted
+            ? abortReason(signal)
+            : timedOut
+              ? `timed out after ${timeoutMs} ms`
+              : error.code === 'ERR_BLOCKED_ADDRESS'
+                ? error.message
+                : `${error.code ?? error.name}: ${error.message}`;
+          reject(new OutboundRequestError(reason, { blocked: error.code === 'ERR_BLOCKED_ADDRESS' }));
+        });
+        req.end();
       });
     },
     close: () => agent.destroy(),

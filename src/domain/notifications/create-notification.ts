@@ -29,6 +29,9 @@ export interface InitialPlayback {
   status: NotificationStatus;
   recordingUrl: string | null;
   recordingStockId: string | null;
+  recordingFileId?: string | null;
+  recordingDurationMs?: number | null;
+  recordingContentType?: string | null;
 }
 
 const draft: InitialPlayback = { status: 'DRAFT', recordingUrl: null, recordingStockId: null };
