@@ -65,11 +65,15 @@ export async function submitJobRecording(deps: SubmitDeps, accountId: string, jo
   return { ...submitted, job: result.job };
 }
 
-/** A file the account may submit to the job: its own, of the job's app, not rejected, and no job's take yet. */
+/**
+ * A file the account may submit to the job: its own, of the job's app, not rejected, and no other job's. One that is
+ * this job's take already goes on to the workflow, which answers a retry of its submission (the same update id) with
+ * the first outcome and refuses any other (`file_in_use`).
+ */
 async function submittableFile(deps: FileDeps, accountId: string, job: Job, fileId: string): Promise<RecordingFile> {
   const file = await findOwnedFile(deps.em, accountId, fileId);
   if (file.appId !== job.appId) throw notFound('File');
-  if (file.submissionId != null || (file.jobId != null && file.jobId !== job.id)) throw takenAlready(file);
+  if (file.jobId != null && file.jobId !== job.id) throw takenAlready(file);
   if (file.status === 'rejected') requireReadyFile(file);
   return file;
 }
