@@ -43,8 +43,9 @@ export function createFileActivities(deps: ActivityDeps) {
       return recordFileOutcome({ em: deps.orm.em.fork(), storage }, input.fileId, { status: 'rejected', reason: input.reason, detail: input.detail.slice(0, 2000) });
     },
 
-    deleteExpiredRecordings(input: { asOf: number; batchSize: number }): Promise<RetentionOutcome> {
-      return whileHeartbeating(() => deleteExpiredFiles({ em: deps.orm.em.fork(), storage }, { ...retention, asOf: new Date(input.asOf), batchSize: input.batchSize }));
+    deleteExpiredRecordings(input: { asOf: number; batchSize: number; accountId?: string | undefined }): Promise<RetentionOutcome> {
+      const options = { ...retention, asOf: new Date(input.asOf), batchSize: input.batchSize, accountId: input.accountId };
+      return whileHeartbeating(() => deleteExpiredFiles({ em: deps.orm.em.fork(), storage }, options));
     },
   };
 }

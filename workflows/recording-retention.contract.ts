@@ -10,6 +10,8 @@ export const recordingRetentionWorkflowType = 'recordingRetention';
 
 export interface RecordingRetentionInput {
   version: 1;
+  /** Only this account's files (a sweep an operator starts for one account, and the tests); the schedule sweeps all. */
+  accountId?: string | undefined;
 }
 
 export interface RecordingRetentionResult {

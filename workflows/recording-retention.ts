@@ -16,11 +16,11 @@ const maxBatches = 50;
  * One retention sweep: deletes the recording files due as of the run's start (its workflow time, which a
  * time-skipping test moves), in batches, until none is left or the run has done its share.
  */
-export async function recordingRetention(_input: RecordingRetentionInput): Promise<RecordingRetentionResult> {
+export async function recordingRetention(input: RecordingRetentionInput): Promise<RecordingRetentionResult> {
   const asOf = Date.now();
   let deleted = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
-    const outcome = await deleteExpiredRecordings({ asOf, batchSize });
+    const outcome = await deleteExpiredRecordings({ asOf, batchSize, accountId: input.accountId });
     deleted += outcome.deleted;
     if (!outcome.more) return { deleted, more: false };
   }

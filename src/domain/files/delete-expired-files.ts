@@ -20,19 +20,19 @@ export interface RetentionOutcome {
  * - a rejected file, `rejectedForHours` after it was decided;
  * - a take of a job that ended (ACCEPTED or CANCELLED) `retentionDays` ago;
  * - an upload of no job, `retentionDays` after it came.
- * Never one that something plays or may play: a message's recording, a stock item's, the take selected by a job that
+ * Only `accountId`'s files when given. Never one that something plays or may play: a message's recording, a stock item's, the take selected by a job that
  * was not cancelled; nor one still processing. Idempotent: a file half deleted (objects gone, row left) goes next time.
  */
 export async function deleteExpiredFiles(
   deps: { em: EntityManager; storage: ObjectStorage },
-  options: RetentionPolicy & { asOf: Date; batchSize: number },
+  options: RetentionPolicy & { asOf: Date; batchSize: number; accountId?: string | undefined },
 ): Promise<RetentionOutcome> {
   const { asOf, batchSize } = options;
   const rejectedBefore = new Date(asOf.getTime() - options.rejectedForHours * 3_600_000);
   const unusedBefore = new Date(asOf.getTime() - options.retentionDays * 86_400_000);
   const due: Array<{ id: string }> = await deps.em.getConnection().execute(
     `select f.id from files f
-      where f.status <> 'processing'
+      where f.status <> 'processing' and (?::uuid is null or f.account_id = ?::uuid)
         and not exists (select 1 from notifications n where n.recording_file_id = f.id)
         and not exists (select 1 from stock s where s.file_id = f.id)
         and not exists (select 1 from jobs j where j.selected_file_id = f.id and j.status <> 'CANCELLED')
@@ -43,7 +43,7 @@ export async function deleteExpiredFiles(
         )
       order by f.created_at, f.id
       limit ?`,
-    [rejectedBefore, unusedBefore, unusedBefore, batchSize + 1],
+    [options.accountId ?? null, options.accountId ?? null, rejectedBefore, unusedBefore, unusedBefore, batchSize + 1],
   );
   const batch = due.slice(0, batchSize);
   for (const { id } of batch) {
