@@ -40,7 +40,6 @@ describe('a file whose processing run could not be started', () => {
       expect((await settledFile(account, fileId)).status).toBe('ready');
       const run = await client.workflow.getHandle(`file:${fileId}`).describe();
       expect(run.status.name).toBe('COMPLETED');
-      expect(run.runId).toBe(run.firstExecutionRunId);
     } finally {
       await close();
       await orm.close();
