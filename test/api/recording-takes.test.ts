@@ -7,6 +7,8 @@ import { newApp } from '../support/devices.ts';
 import { fileRow, readyFile, settledFile, shortTake } from '../support/files.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { newJob } from '../support/jobs.ts';
+import { recordHistoryIfAsked, temporalClient } from '../support/temporal.ts';
+import { fileWorkflowId } from '../../workflows/process-file.contract.ts';
 
 // Takes of a recording job and stock recordings are files the service holds: uploaded, or fetched from a URL (kept for
 // compatibility) under the outbound address policy. Select takes only a ready take of the job.
@@ -50,6 +52,13 @@ describe('a take submitted as a URL', () => {
     expect(file).toMatchObject({ status: 'ready', jobId: job.id, sizeBytes: bytes.length, detectedType: 'wav' });
     expect(Math.abs(file.durationMs - 2500)).toBeLessThanOrEqual(125);
     expect(ok(await call('POST', `/richPush/select?file_id=${take.fileId}`, as(account)))).toMatchObject({ status: 'SELECTED', selectedFileId: take.fileId });
+    // Its run fetched, then processed: the history the replay test keeps of processFile.
+    const { client, close } = await temporalClient();
+    try {
+      await recordHistoryIfAsked(client.workflow.getHandle(fileWorkflowId(take.fileId)), 'process-file');
+    } finally {
+      await close();
+    }
   });
 
   it('is rejected unreachable when the URL answers 404, and refused 422 at once when it may not be fetched', { timeout: 60_000 }, async () => {

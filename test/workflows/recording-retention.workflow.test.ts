@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { Client } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -18,7 +18,7 @@ import { query } from '../support/db.ts';
 import { fileRow } from '../support/files.ts';
 import { ok } from '../support/http-assertions.ts';
 import { newJob } from '../support/jobs.ts';
-import { startTimeSkippingEnvironment, temporalClient } from '../support/temporal.ts';
+import { recordHistoryIfAsked, startTimeSkippingEnvironment, temporalClient } from '../support/temporal.ts';
 
 const hour = 3600 * 1000;
 const day = 24 * hour;
@@ -105,7 +105,11 @@ describe('the recording retention sweep (time-skipping)', () => {
     // A plain client: the environment's own lets time run while it waits for a result, up to the next timer of the
     // server's, years ahead; here time moves only when the test sleeps.
     const client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
-    const sweep = () => client.workflow.execute<RecordingRetentionWorkflow>(recordingRetentionWorkflowType, { taskQueue, workflowId: `retention-${randomUUID()}`, args: [{ version: 1, accountId: account.accountId }] });
+    let last: WorkflowHandle | undefined;
+    const sweep = async () => {
+      last = await client.workflow.start<RecordingRetentionWorkflow>(recordingRetentionWorkflowType, { taskQueue, workflowId: `retention-${randomUUID()}`, args: [{ version: 1, accountId: account.accountId }] });
+      return last.result();
+    };
 
     await worker.runUntil(async () => {
       // Other tests' files share the database: this sweep is the test account's alone.
@@ -122,6 +126,7 @@ describe('the recording retention sweep (time-skipping)', () => {
       expect(await remaining()).toEqual([selected, pending, stocked, processing].map((file) => file.fileId).sort());
       for (const key of [...leftOver.keys, ...unused.keys]) expect(await storage.head(key)).toBeUndefined();
       for (const key of [...selected.keys, ...pending.keys, ...stocked.keys]) expect(await storage.head(key)).toBeDefined();
+      await recordHistoryIfAsked(last!, 'recording-retention');
     });
   });
 });

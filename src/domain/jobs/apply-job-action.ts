@@ -77,13 +77,14 @@ const definedOnly = (changes: JobChanges) => Object.fromEntries(Object.entries(c
 
 /**
  * Makes the file a take of the job, named by `submissionId`, the id the job's workflow gave this SUBMITTED step. The
- * file must be of the job's account and app, and no other job's take, nor this job's already.
+ * file must be of the job's account and app, and no other job's take, nor this job's already. Its status is not
+ * checked here: a file submitted while it processed (a URL, an artist's upload) may have been rejected since, and is
+ * then a rejected take (the caller refuses a file that was rejected before).
  */
 async function takeFile(tx: EntityManager, job: Job, fileId: string, submissionId: string): Promise<void> {
   const file = await tx.findOne(RecordingFile, { id: fileId, accountId: job.accountId, appId: job.appId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!file) throw notFound('File');
   if (file.submissionId != null || (file.jobId != null && file.jobId !== job.id)) throw takenAlready(file);
-  if (file.status === 'rejected') requireReadyFile(file);
   file.jobId = job.id;
   file.submissionId = submissionId;
   file.submittedAt = new Date();
