@@ -1,10 +1,9 @@
-import type { Readable } from 'node:stream';
 import { acceptUpload } from '../../domain/files/accept-upload.ts';
 import { findOwnedFile } from '../../domain/files/find-owned-file.ts';
 import { openRecording } from '../../domain/files/open-recording.ts';
-import { DomainError } from '../../domain/errors.ts';
 import { matchesEntityTag, parseRangeHeader } from '../../http/byte-ranges.ts';
 import { defineRoute, type RouteResult } from '../../http/route.ts';
+import { closingUnread, declaredLength } from '../../http/streamed-body.ts';
 import { fileDeps } from '../request-deps.ts';
 import { fileIdQuery, fileSchema, playbackHeaders, playbackParams, toFileResponse, uploadQuery } from './schemas.ts';
 
@@ -43,7 +42,7 @@ export const fileRoutes = [
           jobId: null,
           fileName: query.fileName ?? null,
           declaredType: headers['content-type'],
-          declaredLength: contentLength(headers['content-length']),
+          declaredLength: declaredLength(headers),
           body: bodyStream,
           source: 'upload',
         });
@@ -79,7 +78,7 @@ export const fileRoutes = [
       409: { description: 'The file is still processing (`file_not_ready`); retry after Retry-After' },
       416: { description: 'The range starts past the end (`range_not_satisfiable`); Content-Range gives the size' },
     },
-    handler: async ({ params }, ctx) => {
+    handler: async ({ params }, ctx): Promise<RouteResult> => {
       const { headers } = ctx.request;
       const range = parseRangeHeader(header(headers.range));
       const playback = await openRecording({ em: ctx.em, files: ctx.services.files }, params.fileId, params.name.slice(0, -'.m4a'.length), { range });
@@ -90,7 +89,7 @@ export const fileRoutes = [
         read.body.destroy();
         return { status: 304, headers: cache };
       }
-      const answer: RouteResult = {
+      return {
         status: read.range ? 206 : 200,
         headers: {
           ...cache,
@@ -101,29 +100,8 @@ export const fileRoutes = [
         },
         body: read.body,
       };
-      return answer;
     },
   }),
 ];
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-
-function contentLength(value: string | undefined): number | undefined {
-  const length = value === undefined ? NaN : Number(value);
-  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
-}
-
-/**
- * A refusal that comes before the body is all read (a wrong app, a bad Content-Type, no ffmpeg, the cap) closes the
- * connection after the answer: otherwise Node reads and discards the rest of the upload to keep it open.
- */
-async function closingUnread(body: Readable, handle: () => Promise<RouteResult>): Promise<RouteResult> {
-  try {
-    return await handle();
-  } catch (error) {
-    if (error instanceof DomainError && !body.readableEnded) {
-      throw new DomainError(error.code, error.message, error.details, { ...error.headers, Connection: 'close' });
-    }
-    throw error;
-  }
-}
