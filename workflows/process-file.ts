@@ -1,4 +1,4 @@
-import { ActivityFailure, isCancellation, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, isCancellation, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { failureReason } from './failure-reason.ts';
 import { fetchActivityOptions, processingActivityOptions, type FileOutcome, type ProcessFileInput } from './process-file.contract.ts';
@@ -11,7 +11,8 @@ const { rejectRecordingFile } = proxyActivities<Activities>({ startToCloseTimeou
  * One recording file, `file:<fileId>`: fetched when it came as a URL, then checked and normalised by one activity
  * that records the outcome on the file's row. Every step is idempotent, so a retry, or the run started again, ends
  * the same way. A step that fails for good rejects the file with what went wrong (`unreachable` for the fetch,
- * `unreadable` for the processing); a cancelled run (its file deleted while it ran) records nothing.
+ * `unreadable` for the processing). A cancelled run (by an operator, or because its file was deleted) rejects the file
+ * as `cancelled`, unless it is gone or decided already, and ends cancelled.
  */
 export async function processFile(input: ProcessFileInput): Promise<FileOutcome | null> {
   const { fileId } = input;
@@ -30,7 +31,11 @@ async function step(name: 'fetch' | 'process', fileId: string, run: () => Promis
     const result = await run();
     return result && result.status !== 'stored' ? (result as FileOutcome) : null;
   } catch (error) {
-    if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
+    if (isCancellation(error)) {
+      await CancellationScope.nonCancellable(() => rejectRecordingFile({ fileId, reason: 'cancelled', detail: 'Its processing was cancelled; upload it again.' }));
+      throw error;
+    }
+    if (!(error instanceof ActivityFailure)) throw error;
     const [reason, what] = name === 'fetch' ? ['unreachable', 'Its URL could not be fetched'] : ['unreadable', 'It could not be processed'];
     return rejectRecordingFile({ fileId, reason, detail: `${what}: ${failureReason(error)}` });
   }

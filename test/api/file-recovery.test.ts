@@ -1,3 +1,5 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { restartFileRuns } from '../../src/domain/files/restart-file-runs.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -6,11 +8,12 @@ import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { settledFile, shortTake, uploadFile } from '../support/files.ts';
 import { ok } from '../support/http-assertions.ts';
-import { startApiInstance, unreachable } from '../support/instances.ts';
+import { killWorker, startApiInstance, startWorkerProcess, unreachable } from '../support/instances.ts';
 import { temporalClient } from '../support/temporal.ts';
 
 // An upload commits its file and then starts its processing run. When that start fails (Temporal out of reach, the
-// API killed in between), the file is kept, and the workers' recovery starts its run later.
+// API killed in between), the file is kept, and the workers' recovery starts its run later. A run cancelled (from the
+// Temporal UI, say) leaves its file rejected, not processing for ever.
 
 describe('a file whose processing run could not be started', () => {
   it('is answered 202 all the same, and processed once the recovery starts its run', { timeout: 60_000 }, async () => {
@@ -43,6 +46,31 @@ describe('a file whose processing run could not be started', () => {
     } finally {
       await close();
       await orm.close();
+    }
+  });
+});
+
+describe('a file whose processing run is cancelled', () => {
+  it('is rejected as cancelled, and the run ends cancelled', { timeout: 60_000 }, async () => {
+    // A queue no worker polls yet: the run is cancelled before any step of it ran.
+    const taskQueue = `file-cancel-${randomUUID()}`;
+    const api = await startApiInstance({ taskQueue });
+    const { client, close } = await temporalClient();
+    let worker: ChildProcess | undefined;
+    try {
+      const account = await newAccount();
+      const uploaded = ok(await uploadFile(account, shortTake(), { baseUrl: api.url }), 202);
+      const handle = client.workflow.getHandle(`file:${uploaded.fileId}`);
+      await handle.cancel();
+      worker = await startWorkerProcess(taskQueue);
+      await expect(handle.result()).rejects.toThrow(/cancel/i);
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
+      const file = await settledFile(account, uploaded.fileId);
+      expect(file).toMatchObject({ status: 'rejected', reason: 'cancelled', detail: 'Its processing was cancelled; upload it again.' });
+    } finally {
+      if (worker) await killWorker(worker);
+      await close();
+      await api.stop();
     }
   });
 });

@@ -39,7 +39,7 @@ export const fileSchema = z
     reason: z
       .string()
       .nullable()
-      .meta({ description: 'Why it was rejected: `not_audio`, `unreadable`, `type_mismatch`, `too_short`, `too_long`, `too_large`, `silent`, or `unreachable` (a URL that could not be fetched).' }),
+      .meta({ description: 'Why it was rejected: `not_audio`, `unreadable`, `type_mismatch`, `too_short`, `too_long`, `too_large`, `silent`, `unreachable` (a URL that could not be fetched), or `cancelled` (its processing run was cancelled).' }),
     detail: z.string().nullable().meta({ description: 'One sentence saying what was found.' }),
     fileName: z.string().nullable(),
     sizeBytes: z.number().int().nullable().meta({ description: 'The original’s size.' }),

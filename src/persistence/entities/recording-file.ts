@@ -30,7 +30,7 @@ export const RecordingFile = defineEntity({
     /** Where a `url` file is fetched from, by the worker, under the outbound address policy. */
     sourceUrl: p.text().nullable(),
     status: p.enum(fileStatuses),
-    /** Why it was rejected: one of the media toolkit's reasons (`not_audio`, `too_long`, …), or `unreachable`. */
+    /** Why it was rejected: one of the media toolkit's reasons (`not_audio`, `too_long`, …), `unreachable` or `cancelled`. */
     reason: p.string().length(32).nullable(),
     /** One sentence saying what was found. */
     detail: p.text().nullable(),
