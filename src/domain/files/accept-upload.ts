@@ -51,18 +51,21 @@ export async function acceptUpload(deps: FileDeps, upload: Upload): Promise<Reco
 
   const id = newId('fil_');
   const keys = recordingKeys(upload.accountId, id);
-  const { head, ended } = await readHead(upload.body, headBytes);
-  const rejection = await rejectionOfHead(head, ended, upload.declaredType);
-  // A refused body is read to its end (under the cap) and kept nowhere, so that the answer goes out on its connection.
-  const body = withHead(head, upload.body);
   const { maxBytes } = files.limits;
+  let rejection: Rejection | undefined;
   let measured: { sizeBytes: number; sha256: string };
   try {
+    const { head, ended } = await readHead(upload.body, headBytes);
+    rejection = await rejectionOfHead(head, ended, upload.declaredType);
+    // A refused body is read to its end (under the cap) and kept nowhere, so that the answer goes out on its connection.
+    const body = withHead(head, upload.body);
     measured = rejection
       ? await discardMetered(body, { maxBytes })
       : await files.storage.write(keys.original, body, { maxBytes, contentType: 'application/octet-stream' });
   } catch (error) {
-    if (isStorageError(error, 'too_large')) throw tooLarge(files.limits.maxBytes);
+    if (isStorageError(error, 'too_large')) throw tooLarge(maxBytes);
+    // The client hung up, or its body broke off: nothing was stored, and nobody waits for the answer.
+    if (upload.body.readableAborted || upload.body.errored) throw new DomainError('validation_failed', 'The upload ended before its body was complete');
     throw error;
   }
 
