@@ -87,7 +87,13 @@ export async function acceptUpload(deps: FileDeps, upload: Upload): Promise<Reco
     url: recordingUrl(deps.baseUrl, files.urlKey, id),
     processedAt: rejection ? new Date() : null,
   });
-  await em.flush();
+  try {
+    await em.flush();
+  } catch (error) {
+    // No row names the original: nothing would ever delete it.
+    if (!rejection) await files.storage.delete(keys.original).catch(() => undefined);
+    throw error;
+  }
   if (!rejection) await startFileRun(deps, file);
   return file;
 }
