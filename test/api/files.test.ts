@@ -289,6 +289,8 @@ describe('the recording URL', () => {
     });
     const again = await fetch(file.url, { headers: { 'if-none-match': played.headers.get('etag')! } });
     expect(again.status).toBe(304);
+    const head = await fetch(file.url, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-length'), head.headers.get('content-type')]).toEqual([200, String(body.length), 'audio/mp4']);
   });
 
   it('answers a Range with 206 and those bytes, and 416 past the end', async () => {
