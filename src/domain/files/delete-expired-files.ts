@@ -19,7 +19,7 @@ export interface RetentionOutcome {
  * Deletes the files that are due as of `asOf`, objects first and then rows, oldest first, at most `batchSize`:
  * - a rejected file, `rejectedForHours` after it was decided;
  * - a take of a job that ended (ACCEPTED or CANCELLED) `retentionDays` ago;
- * - an upload of no job, `retentionDays` after it came.
+ * - a file that is no job's take (never submitted), `retentionDays` after it came.
  * Only `accountId`'s files when given. Never one that something plays or may play: a message's recording, a stock item's, the take selected by a job that
  * was not cancelled; nor one still processing. Idempotent: a file half deleted (objects gone, row left) goes next time.
  */
@@ -38,7 +38,7 @@ export async function deleteExpiredFiles(
         and not exists (select 1 from jobs j where j.selected_file_id = f.id and j.status <> 'CANCELLED')
         and (
           (f.status = 'rejected' and coalesce(f.processed_at, f.created_at) < ?)
-          or (f.job_id is null and f.created_at < ?)
+          or (f.submission_id is null and f.created_at < ?)
           or exists (select 1 from jobs j where j.id = f.job_id and j.status in ('ACCEPTED', 'CANCELLED') and j.updated_at < ?)
         )
       order by f.created_at, f.id
