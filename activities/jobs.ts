@@ -1,6 +1,6 @@
-import { assignedArtistLink } from '../src/domain/artist-links/show-artist-links.ts';
 import { applyJobAction, type JobActionInput } from '../src/domain/jobs/apply-job-action.ts';
 import { createJobRecord, type CreateJobRecordInput } from '../src/domain/jobs/create-job-record.ts';
+import { jobEventResult } from '../src/domain/jobs/job-event-result.ts';
 import type { JobView } from '../src/domain/jobs/job-view.ts';
 import type { EventType } from '../src/domain/events/event-types.ts';
 import { publishEvent } from '../src/domain/events/publish-event.ts';
@@ -10,7 +10,6 @@ import type { ActivityDeps } from './deps.ts';
 
 /** The recording job workflow's I/O: writing transitions to Postgres and emitting its outbound events. */
 export function createJobActivities({ orm, temporal, delivery, secrets, publicUrl, artistLinkGraceHours }: ActivityDeps) {
-  const linkDeps = () => ({ em: orm.em.fork(), secrets, publicUrl, graceHours: artistLinkGraceHours });
   return {
     createJobRecord(input: CreateJobRecordInput): Promise<JobView> {
       return withDomainFailures(() => createJobRecord(orm.em.fork(), input));
@@ -24,15 +23,9 @@ export function createJobActivities({ orm, temporal, delivery, secrets, publicUr
     },
 
     async publishJobEvent(input: { eventId: string; accountId: string; type: EventType; result: Record<string, unknown> }): Promise<void> {
-      // The artist's link travels in the event, never in the run's history: it is added here, from Postgres.
-      const result =
-        input.type === 'job.assigned'
-          ? { ...input.result, artistLink: await assignedArtistLink(linkDeps(), String(input.result.jobId), input.result.artist) }
-          : input.result;
-      await publishEvent(
-        { em: orm.em.fork(), temporal, delivery },
-        { eventId: input.eventId, accountId: input.accountId, type: input.type, data: { result } },
-      );
+      const em = orm.em.fork();
+      const result = await jobEventResult({ em, secrets, publicUrl, graceHours: artistLinkGraceHours }, input.type, input.result);
+      await publishEvent({ em, temporal, delivery }, { eventId: input.eventId, accountId: input.accountId, type: input.type, data: { result } });
     },
   };
 }

@@ -52,6 +52,7 @@ import { driveIngestLoadInThread } from './support/ingest-load-thread.ts';
 import { unlimitedIngest } from './support/ingest-load.ts';
 import { updateTimelines, type UpdateTimeline } from './support/job-history.ts';
 import { startJobsBaseline } from './support/jobs-baseline.ts';
+import { seedReadyFile } from './support/ready-files.ts';
 import { createJsonClient, type JsonClient, type TimedResponse } from './support/json-client.ts';
 import { runBench, startBenchApi, startBenchApiProcess, startBenchWorker, startBenchWorkerProcess, startStack, type BenchContext, type Stack } from './support/stack.ts';
 import { taskQueuesOfRole } from '../src/service/worker-process.ts';
@@ -162,29 +163,25 @@ const jobBody = (appId: string, notificationId: string) => ({
   jobType: 'RICHPUSH',
 });
 const jobChanges = { title: 'Weekend sale voice-over, second take', script: 'This weekend only: up to half off everything.' };
-const recordingOf = (index: number) => ({
-  url: `https://cdn.example.com/recordings/bench-${index}.mp3`,
-  fileName: `bench-${index}.mp3`,
-  mimeType: 'audio/mpeg',
-  durationMs: 10_000,
-  sizeBytes: 160_000,
-});
-
 interface Tenant {
   accountId: string;
   apiKey: string;
   appId: string;
+  /** One ready file per lifecycle, its take (what this bench times is the job's steps, not processing audio). */
+  files: Array<{ fileId: string; url: string }>;
 }
 
-/** An account with one app and `count` DRAFT messages, made with the domain functions (not timed). */
+/** An account with one app, `count` DRAFT messages and as many ready files, made with the domain functions (not timed). */
 async function createTenant(orm: Orm, name: string, count: number): Promise<Tenant & { messages: string[] }> {
   const { account, apiKey } = await createAccount(orm.em.fork(), { name });
   const app = await createApp(orm.em.fork(), account.id, { name: `${name} app` });
   const messages: string[] = [];
+  const files: Tenant['files'] = [];
   await runBounded(count, 4, async () => {
     messages.push((await createNotification(orm.em.fork(), account.id, sampleMessage(app.id))).id);
+    files.push(await seedReadyFile(orm.em.fork(), account.id, app.id));
   });
-  return { accountId: account.id, apiKey, appId: app.id, messages };
+  return { accountId: account.id, apiKey, appId: app.id, messages, files };
 }
 
 interface CallSample {
@@ -272,7 +269,7 @@ async function httpLifecycle(client: JsonClient, tenant: Tenant, notificationId:
   const id = encodeURIComponent(jobId);
   if (!(await step('update', 200, 'PUT', '/job/update', { id: jobId, ...jobChanges }))) return;
   if (!(await step('execute', 200, 'POST', `/job/executeJob?id=${id}`))) return;
-  const submitted = await step('recording', 201, 'POST', `/job/recording?id=${id}`, recordingOf(index));
+  const submitted = await step('recording', 201, 'POST', `/job/recording?id=${id}`, { fileId: tenant.files[index]!.fileId });
   if (!submitted) return;
   const fileId = (submitted.body as { fileId: string }).fileId;
   if (!(await step('select', 200, 'POST', `/richPush/select?file_id=${encodeURIComponent(fileId)}`))) return;
@@ -312,8 +309,9 @@ async function directLifecycle(orm: Orm, secrets: SecretBox, tenant: Tenant, not
   if (!(await timed('create', () => createJobRecord(orm.em.fork(), { ...fields, isStock: 0, jobId, accountId: tenant.accountId, appId, transitionId: randomUUID() })))) return;
   if (!(await timed('update', () => apply({ jobId, transitionId: randomUUID(), action: 'update', changes: jobChanges })))) return;
   if (!(await timed('execute', () => apply({ jobId, transitionId: randomUUID(), action: 'execute' })))) return;
-  const fileId = randomUUID();
-  if (!(await timed('recording', () => apply({ jobId, transitionId: randomUUID(), action: 'submitRecording', fileId, recording: recordingOf(index) })))) return;
+  const take = tenant.files[index]!;
+  const fileId = take.fileId;
+  if (!(await timed('recording', () => apply({ jobId, transitionId: randomUUID(), action: 'submitRecording', fileId: randomUUID(), recording: take })))) return;
   if (!(await timed('select', () => apply({ jobId, transitionId: randomUUID(), action: 'select', fileId })))) return;
   if (!(await timed('accept', () => apply({ jobId, transitionId: randomUUID(), action: 'accept' })))) return;
   const job = await timed('get', () => getRecordingJob(orm.em.fork(), tenant.accountId, jobId));

@@ -162,6 +162,15 @@ const recordingSettings = {
 export const recordingConfigDefaults = z.object(recordingSettings).parse({});
 
 /**
+ * How long the worker keeps recording files nobody plays (the retention schedule, docs/recordings.md): takes not
+ * selected, this many days after their job ended, and uploads never used. Rejected files go after a day.
+ */
+const retentionSettings = {
+  RECORDING_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+};
+export const retentionConfigDefaults = z.object(retentionSettings).parse({});
+
+/**
  * Where the service keeps its files (recordings): `local` under DATA_DIR/files (one machine, or a volume the API and
  * the worker share), or `s3`, a bucket of an S3-compatible server whose credentials come from the AWS SDK's standard
  * chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, a web identity, the instance's role), never from here.
@@ -200,8 +209,8 @@ const publicUrl = z
   .transform((value) => value.replace(/\/+$/, ''));
 
 /**
- * What the API and the worker both need to hand out and check artist links: the address, and how long a link
- * outlives its job's artistDueDate (docs/recordings.md, "The artist's link").
+ * What the API and the worker both need to hand out links: the service's public address (artist links, recording
+ * URLs: docs/recordings.md), and how long an artist's link outlives its job's artistDueDate.
  */
 const linkSettings = {
   PUBLIC_URL: publicUrl,
@@ -257,6 +266,7 @@ const productionSchemas = {
       ...temporalMetricsSettings,
       ...ingestRelaySettings,
       ...recordingSettings,
+      ...retentionSettings,
       ...storageSettings,
       ...linkSettings,
       WORKER_ROLE: z.enum(workerRoles).default('all'),
@@ -287,6 +297,7 @@ const embeddedSchema = z
     ...metricsSettings,
     ...temporalMetricsSettings,
     ...recordingSettings,
+    ...retentionSettings,
     PUSH_PROVIDER: z.enum(embeddedPushProviders).default('log'),
     ...storageSettings,
     ...linkSettings,

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedTemporal } from '../src/dev/embedded-temporal.ts';
+import { provisionFfmpeg } from '../src/dev/ffmpeg-tool.ts';
+import { mediaSupportOf } from '../src/media/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { connectOrm, migrateUp } from '../src/persistence/orm.ts';
 import { startApiServer } from '../src/service/api-server.ts';
-import { closeApiServices, createApiServices, type ServiceSettings } from '../src/service/compose.ts';
+import { closeApiServices, createApiServices, localStorageRoot, type ServiceSettings } from '../src/service/compose.ts';
 import { startServiceWorker } from '../src/service/worker-process.ts';
 import { generateSecretsKey } from '../src/security/secret-box.ts';
 import { writeWorkflowBundle } from '../src/temporal/workflow-bundle.ts';
@@ -30,10 +32,19 @@ declare module 'vitest' {
     receiverCert: string;
     receiverKey: string;
     delivery: { retryInitialMs: number; retryBackoff: number; maxAttempts: number; timeoutMs: number; disableAfterHours: number };
+    /** The ffmpeg the service processes recordings with: found, or installed once into the per-user cache. */
+    ffmpegPath: string;
+    /** The service's DATA_DIR: the local storage driver keeps recording files in its `files` folder. */
+    dataDir: string;
+    /** The service's RECORDING_MAX_BYTES: smaller than the default, so that a body over it is quick to send. */
+    recordingMaxBytes: number;
   }
 }
 
 const progress = (message: string) => process.stderr.write(`[test setup] ${message}\n`);
+
+/** RECORDING_MAX_BYTES of the suite's service: 12 MiB, room for a 60 s 48 kHz stereo WAV (11 MiB). */
+const recordingMaxBytes = 12 * 1024 * 1024;
 
 /**
  * Starts the real parts once for the whole run: a Postgres database of its own, a Temporal dev server, the
@@ -66,6 +77,11 @@ export default async function setup(project: TestProject) {
     const workflowBundlePath = join(scratch, 'workflow-bundle.js');
     await writeWorkflowBundle(workflowBundlePath, logger);
 
+    progress('finding or installing ffmpeg');
+    // As npm start does: FFMPEG_PATH, PATH, the per-user cache, else imageio-ffmpeg from PyPI, once.
+    const ffmpeg = await provisionFfmpeg(progress);
+    const dataDir = join(scratch, 'data');
+
     const orm = await connectOrm(database.url);
     cleanups.push(() => orm.close());
     await migrateUp(orm);
@@ -86,6 +102,12 @@ export default async function setup(project: TestProject) {
       delivery: { retryInitialMs: 200, retryBackoff: 2, maxAttempts: 4, timeoutMs: 1500, disableAfterHours: 120 },
       push: { provider: 'log' },
       logger,
+      files: {
+        storage: { driver: 'local', root: localStorageRoot(dataDir) },
+        limits: { maxBytes: recordingMaxBytes, maxSeconds: 120 },
+        retentionDays: 30,
+        media: await mediaSupportOf(Promise.resolve(ffmpeg)),
+      },
     };
     const worker = await startServiceWorker(settings, orm, { workflowBundle: { codePath: workflowBundlePath }, outboundCa: certificate.cert });
     cleanups.push(worker.stop);
@@ -111,6 +133,9 @@ export default async function setup(project: TestProject) {
     project.provide('receiverCert', certificate.cert);
     project.provide('receiverKey', certificate.key);
     project.provide('delivery', settings.delivery);
+    project.provide('ffmpegPath', ffmpeg.path);
+    project.provide('dataDir', dataDir);
+    project.provide('recordingMaxBytes', recordingMaxBytes);
   } catch (error) {
     await teardown();
     throw error;

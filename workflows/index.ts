@@ -10,6 +10,8 @@ export { deliverBatch } from './deliver-batch.ts';
 export { experienceRun } from './experience-run.ts';
 export { ingestBatch } from './ingest-batch.ts';
 export { ingestEvent } from './ingest-event.ts';
+export { processFile } from './process-file.ts';
 export { pushTest } from './push-test.ts';
 export { recordingJob } from './recording-job.ts';
+export { recordingRetention } from './recording-retention.ts';
 export { selfTest } from './self-test.ts';

@@ -9,7 +9,8 @@ import { findOwnedApp } from '../../src/domain/apps/find-owned-app.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { applyJobAction } from '../../src/domain/jobs/apply-job-action.ts';
 import { createJobRecord } from '../../src/domain/jobs/create-job-record.ts';
-import { findOwnedJob, findOwnedRecording } from '../../src/domain/jobs/find-owned-job.ts';
+import { findOwnedFile, requireReadyFile } from '../../src/domain/files/find-owned-file.ts';
+import { findOwnedJob } from '../../src/domain/jobs/find-owned-job.ts';
 import type { JobView } from '../../src/domain/jobs/job-view.ts';
 import { getNotification } from '../../src/domain/notifications/get-notification.ts';
 import { buildApp, requestListener } from '../../src/http/app.ts';
@@ -53,16 +54,18 @@ const direct: Record<string, Handler> = {
   },
   submitRecording: async ({ query, body }, ctx) => {
     const job = await findOwnedJob(ctx.em, accountOf(ctx), (query as { id: string }).id);
-    const fileId = randomUUID();
-    const recording = body as z.output<typeof recordingBody>;
-    const stored = await applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'submitRecording', fileId, recording }, ctx.services.secrets);
+    const { fileId } = body as z.output<typeof recordingBody>;
+    const take = await findOwnedFile(ctx.em, accountOf(ctx), fileId!);
+    const recording = { fileId: take.id, url: take.url };
+    const stored = await applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'submitRecording', fileId: randomUUID(), recording }, ctx.services.secrets);
     const file = stored.recordings.find((candidate) => candidate.fileId === fileId)!;
     return { status: 201, body: { ...file, job: await shown(ctx, stored) } };
   },
   selectRecording: async ({ query }, ctx) => {
     const fileId = (query as { file_id: string }).file_id;
-    const file = await findOwnedRecording(ctx.em, accountOf(ctx), fileId);
-    const job = await findOwnedJob(ctx.em, accountOf(ctx), file.jobId);
+    const file = await findOwnedFile(ctx.em, accountOf(ctx), fileId);
+    requireReadyFile(file);
+    const job = await findOwnedJob(ctx.em, accountOf(ctx), file.jobId!);
     return { status: 200, body: await shown(ctx, applyJobAction(writer(ctx), { jobId: job.id, transitionId: randomUUID(), action: 'select', fileId }, ctx.services.secrets)) };
   },
   acceptJob: async ({ query }, ctx) => {

@@ -2,6 +2,8 @@ import type { ArtistLinkDeps } from '../domain/artist-links/artist-link-deps.ts'
 import type { EndpointDeps } from '../domain/endpoints/create-endpoint.ts';
 import type { PublishDeps } from '../domain/events/publish-event.ts';
 import type { IngestDeps } from '../domain/ingest/ingest-deps.ts';
+import type { FileDeps } from '../domain/files/file-deps.ts';
+import type { SubmitDeps } from '../domain/jobs/job-actions.ts';
 import type { JobDeps } from '../domain/jobs/job-workflow-client.ts';
 import type { RequestContext } from '../http/route.ts';
 
@@ -24,3 +26,15 @@ export const ingestDeps = ({ em, services }: RequestContext): IngestDeps => ({
   wakeRelay: services.ingest.wakeRelay.wake,
   defaultRateLimit: services.ingest.defaultRateLimit,
 });
+
+/** The file code's dependencies: recording URLs are made under PUBLIC_URL, else the address the request was made to. */
+export const fileDeps = ({ em, services, request }: RequestContext): FileDeps => ({
+  em,
+  temporal: services.temporal,
+  files: services.files,
+  baseUrl: services.files.publicUrl ?? request.origin,
+  logger: services.logger,
+});
+
+/** A job step that may make a file (a take submitted as a URL), checked against the outbound address policy. */
+export const submitDeps = (ctx: RequestContext): SubmitDeps => ({ ...jobDeps(ctx), ...fileDeps(ctx), outbound: ctx.services.outbound });

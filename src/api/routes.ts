@@ -11,6 +11,7 @@ import { endpointRoutes } from './endpoints/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { eventTypeRoutes } from './event-types/routes.ts';
 import { experienceRoutes } from './experiences/routes.ts';
+import { fileRoutes } from './files/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
@@ -28,6 +29,7 @@ export const routes: RouteSpec[] = [
   ...notificationRoutes,
   ...jobRoutes,
   ...artistRoutes,
+  ...fileRoutes,
   ...stockRoutes,
   ...eventTypeRoutes,
   ...endpointRoutes,

@@ -68,6 +68,12 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
   | 'service_unavailable'
+  | 'too_large'
+  | 'media_unavailable'
+  | 'file_not_ready'
+  | 'file_rejected'
+  | 'file_in_use'
+  | 'range_not_satisfiable'
   | 'internal';
 
 const statusOf: Record<ErrorCode, number> = {
@@ -95,6 +101,12 @@ const statusOf: Record<ErrorCode, number> = {
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,
   service_unavailable: 503,
+  too_large: 413,
+  media_unavailable: 503,
+  file_not_ready: 409,
+  file_rejected: 422,
+  file_in_use: 409,
+  range_not_satisfiable: 416,
   internal: 500,
 };
 

@@ -21,9 +21,11 @@ const maxRetryAfterSeconds = 5;
 
 /**
  * Mutating calls of a known caller honour the header. Unauthenticated routes ignore it: there is no caller to scope
- * keys to (today that is only the ingest endpoint, which dedupes on the event's `messageId`).
+ * keys to (the ingest endpoint dedupes on the event's `messageId`). So do streamed uploads, whose fingerprint would
+ * need the whole body in memory (docs/api.md, "Recording files").
  */
-export const honoursIdempotencyKey = (route: Pick<RouteSpec, 'method' | 'auth'>) => route.method !== 'get' && route.auth !== 'none';
+export const honoursIdempotencyKey = (route: Pick<RouteSpec, 'method' | 'auth' | 'streamBody'>) =>
+  route.method !== 'get' && route.auth !== 'none' && route.streamBody === undefined;
 
 /** The request's key: undefined when it sends none or the route ignores it; a malformed key is a 400. */
 export function idempotencyKeyOf(route: RouteSpec, ctx: Context): string | undefined {

@@ -67,7 +67,11 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
     const schema = Number(status) >= 400 ? errorBodySchema : spec.schema;
     responses[status] = {
       description: spec.description,
-      ...(schema ? { content: { 'application/json': { schema } } } : {}),
+      ...(spec.mediaType && Number(status) < 400
+        ? { content: { [spec.mediaType]: { schema: binarySchema } } }
+        : schema
+          ? { content: { 'application/json': { schema } } }
+          : {}),
     };
   }
   for (const [status, description] of Object.entries(commonErrors)) {
@@ -106,9 +110,20 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
       ...(route.query ? { query: route.query as z.ZodObject } : {}),
       ...headerParamsOf(route),
     },
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+    ...requestBodyOf(route),
     responses: responses,
   };
+}
+
+/** Raw bytes, as a streamed body or a media response carries them. */
+const binarySchema = z.string().meta({ format: 'binary', description: 'Raw bytes.' });
+
+function requestBodyOf(route: RouteSpec): Pick<ZodOpenApiOperationObject, 'requestBody'> {
+  if (route.streamBody) {
+    const { mediaTypes, description } = route.streamBody;
+    return { requestBody: { required: true, description, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: binarySchema }])) } };
+  }
+  return route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {};
 }
 
 /** The route's own documented headers, and Idempotency-Key where the route honours it. */

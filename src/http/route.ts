@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { Account } from '../persistence/entities/account.ts';
 import type { ApiServices } from './services.ts';
@@ -36,6 +37,8 @@ export interface RouteResult {
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /** A response of raw bytes of this type (`audio/mp4`), documented as binary, instead of a JSON `schema`. */
+  mediaType?: string;
 }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -72,6 +75,12 @@ export interface RouteSpec<
    */
   rawBody?: boolean;
   /**
+   * The body is raw bytes of one of these media types (`audio/*`), which the router never reads: the handler gets the
+   * request as `bodyStream` and streams it on (an upload into storage), so it is never held whole. Such a route takes no
+   * Idempotency-Key, whose fingerprint would need the whole body.
+   */
+  streamBody?: { mediaTypes: string[]; description: string };
+  /**
    * Request headers the operation needs, shown in the OpenAPI document. The router does not check them: the handler
    * does, where the order of its answers matters (the ingest route's signature headers go to the Standard Webhooks
    * verifier, after the inbound key is known, so an unknown key is 404 and a missing signature 401).
@@ -89,7 +98,7 @@ export interface RouteSpec<
   linkTokenParam?: string;
   responses: Record<number, ResponseSpec>;
   handler: (
-    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; readRaw: () => Promise<Buffer> },
+    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; readRaw: () => Promise<Buffer>; bodyStream: Readable },
     ctx: RequestContext<A>,
   ) => Promise<RouteResult>;
 }

@@ -38,7 +38,7 @@ async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): 
     account,
     services,
   };
-  const run = (idempotency?: Idempotency) => route.handler({ params, query, body, readRaw }, { ...context, idempotency });
+  const run = (idempotency?: Idempotency) => route.handler({ params, query, body, readRaw, bodyStream: ctx.req }, { ...context, idempotency });
   const result = idempotencyKey === undefined
     ? await run()
     : await runIdempotently(

@@ -1,5 +1,6 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { DeliverySettings } from '../domain/deliveries/delivery-settings.ts';
+import type { FileSettings } from '../domain/files/file-deps.ts';
 import type { InboundConnections } from '../domain/ingest/inbound-connections.ts';
 import type { Logger } from '../logger.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
@@ -47,4 +48,6 @@ export interface ApiServices {
   };
   /** Request durations and accepted events, served by the process's metrics listener (when it has one). */
   metrics: ApiMetrics;
+  /** Recording files: the storage uploads stream into, their limits, and whether they can be processed. */
+  files: FileSettings;
 }

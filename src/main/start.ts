@@ -4,8 +4,10 @@ import { loadEmbeddedConfig } from '../config.ts';
 import { startEmbeddedPostgres } from '../dev/embedded-postgres.ts';
 import { loadOrCreateSecret } from '../dev/secrets-file.ts';
 import { startEmbeddedTemporal } from '../dev/embedded-temporal.ts';
+import { provisionFfmpeg } from '../dev/ffmpeg-tool.ts';
 import { startLocalFcm } from '../dev/local-fcm.ts';
 import { createLogger } from '../logger.ts';
+import { mediaSupportOf, type MediaSupport } from '../media/index.ts';
 import { startMetricsListener, temporalPrometheusAddress } from '../metrics/metrics-server.ts';
 import { connectOrm, migrateUp } from '../persistence/orm.ts';
 import { startApiServer } from '../service/api-server.ts';
@@ -59,6 +61,10 @@ runMain(async () => {
       temporalUi = temporal.uiUrl;
     }
 
+    // ffmpeg is found or installed like the Temporal CLI; without one the service runs, and uploads answer 503.
+    const media = await mediaSupportOf(provisionFfmpeg((line) => logger.info(line)));
+    if (!media.available) logger.warn(`recordings unavailable: ${media.reason}`);
+
     const orm = await connectOrm(databaseUrl);
     stops.push(() => orm.close());
     const applied = await migrateUp(orm);
@@ -74,10 +80,11 @@ runMain(async () => {
     const pushProvider = config.PUSH_PROVIDER === 'fake-fcm' ? 'log' : config.PUSH_PROVIDER;
     const settings = {
       ...serviceSettingsFrom(
-        // Links point at this API unless PUBLIC_URL says otherwise (the address the banner prints).
+        // Links and recording URLs point at this API unless PUBLIC_URL says otherwise (the address the banner prints).
         { ...config, SECRETS_KEY: secretsKey, PUSH_PROVIDER: pushProvider, PUBLIC_URL: config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}` },
         { databaseUrl, temporalAddress },
         logger,
+        media,
       ),
       ...(localFcm ? { push: localFcm.push } : {}),
       metrics: metrics.registry,
@@ -100,6 +107,7 @@ runMain(async () => {
         namespace: config.TEMPORAL_NAMESPACE,
         adminToken: config.ADMIN_TOKEN === undefined ? adminToken : '(ADMIN_TOKEN, as set)',
         fakeFcm: localFcm && `${localFcm.baseUrl}, answering as ${localFcm.scriptFile} says`,
+        recordings: recordingsLine(media, config.STORAGE_DRIVER),
         dataDir,
       }),
     );
@@ -124,6 +132,7 @@ function banner(parts: {
   namespace: string;
   adminToken: string;
   fakeFcm: string | undefined;
+  recordings: string;
   dataDir: string;
 }): string {
   const line = (label: string, value: string) => `  ${label.padEnd(22)} ${value}`;
@@ -138,10 +147,16 @@ function banner(parts: {
     ...(ui ? temporalUiViews.map((view) => line(`  ${view.name}`, temporalUiListUrl(ui, parts.namespace, view.query))) : []),
     line('Admin token', parts.adminToken),
     ...(parts.fakeFcm ? [line('Fake FCM', parts.fakeFcm)] : []),
+    line('Recordings', parts.recordings),
     line('Data', parts.dataDir),
     '',
     '  Ctrl-C stops everything.',
     '',
     '',
   ].join('\n');
+}
+
+/** Where recordings go and what processes them, or why uploads are refused. */
+function recordingsLine(media: MediaSupport, driver: string): string {
+  return media.available ? `ffmpeg ${media.ffmpeg.version} (${media.ffmpeg.path}), files on ${driver === 's3' ? 'S3' : 'local disk'}` : `unavailable: ${media.reason}`;
 }

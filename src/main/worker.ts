@@ -1,5 +1,6 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
+import { findFfmpeg, mediaSupportOf } from '../media/index.ts';
 import { startMetricsListener, temporalPrometheusAddress } from '../metrics/metrics-server.ts';
 import { connectOrm } from '../persistence/orm.ts';
 import { serviceSettingsFrom } from '../service/compose.ts';
@@ -13,11 +14,15 @@ runMain(async () => {
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   installTemporalRuntime(logger, { prometheusBindAddress: temporalPrometheusAddress(config) });
   const metrics = await startMetricsListener(config, logger);
-  const settings = serviceSettingsFrom(config, { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS }, logger);
+  // Recordings are processed on the bulk queue; an interactive-only worker never runs ffmpeg.
+  const media =
+    config.WORKER_ROLE === 'interactive' ? { available: false as const, reason: 'an interactive worker processes no recordings' } : await mediaSupportOf(findFfmpeg());
+  if (!media.available && config.WORKER_ROLE !== 'interactive') logger.warn(`recordings cannot be processed here: ${media.reason}`);
+  const settings = serviceSettingsFrom(config, { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS }, logger, media);
   const workflowBundle = await workflowCode(config.WORKFLOW_BUNDLE_PATH, logger);
   const orm = await connectOrm(config.DATABASE_URL);
   const worker = await startServiceWorker({ ...settings, metrics: metrics.registry }, orm, { role: config.WORKER_ROLE, workflowBundle });
-  logger.info({ role: config.WORKER_ROLE, taskQueues: worker.taskQueues }, 'worker running');
+  logger.info({ role: config.WORKER_ROLE, taskQueues: worker.taskQueues, ffmpeg: media.available ? media.ffmpeg.version : null }, 'worker running');
   worker.finished.catch((error: unknown) => {
     logger.fatal({ err: error }, 'worker stopped unexpectedly');
     process.exit(1);

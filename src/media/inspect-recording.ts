@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { audioTypeFacts, audioTypes, declaredTypeAgrees, mediaTypeOf, type AudioType } from './audio-types.ts';
 import { withFileSource } from './byte-source.ts';
-import { detectAudioType } from './detect-audio-type.ts';
+import { detectAudioType, type Detection } from './detect-audio-type.ts';
 import type { Ffmpeg } from './find-ffmpeg.ts';
 import { recordingRules, type RecordingLimits } from './limits.ts';
 import { measureFilter, parseLoudnormReport, type LoudnessMeasurement } from './loudness.ts';
@@ -66,14 +66,13 @@ export async function inspectRecording(ffmpeg: Ffmpeg, path: string, options: In
   if (size > limits.maxBytes) return rejected('too_large', `The file has ${size} bytes, over the limit of ${limits.maxBytes}.`);
 
   const detection = await withFileSource(path, detectAudioType);
-  if (!detection.audio) return rejected('not_audio', `The bytes are ${detection.found}; accepted are ${acceptedLabels}.`);
-  const { type } = detection;
+  const typed = checkDetectedType(detection, options.declaredType);
+  if (!typed.accepted) return typed;
+  const { type } = typed;
+  const claimedSize = detection.audio ? detection.claimedSize : undefined;
   const { label, contentType } = audioTypeFacts[type];
-  if (!declaredTypeAgrees(options.declaredType, type)) {
-    return rejected('type_mismatch', `It was declared ${mediaTypeOf(options.declaredType ?? '')}, but the bytes are ${label}.`);
-  }
-  if (detection.claimedSize !== undefined && detection.claimedSize - size > truncationSlackBytes) {
-    return rejected('unreadable', `The ${label} header announces ${detection.claimedSize} bytes, and the file ends after ${size}: it was cut off.`);
+  if (claimedSize !== undefined && claimedSize - size > truncationSlackBytes) {
+    return rejected('unreadable', `The ${label} header announces ${claimedSize} bytes, and the file ends after ${size}: it was cut off.`);
   }
 
   const demuxer = demuxerOf(type);
@@ -123,6 +122,19 @@ export async function inspectRecording(ffmpeg: Ffmpeg, path: string, options: In
     durationMs: Math.round(seconds * 1000),
     loudness: report.input,
   };
+}
+
+/**
+ * The verdict the type alone gives: `not_audio` when the bytes are none of the accepted types, `type_mismatch` when a
+ * declared audio type disagrees with them, nothing when both pass. The API gives it on an upload's first bytes, before
+ * storing anything; the checks give it again on the whole file.
+ */
+export function checkDetectedType(detection: Detection, declaredType: string | undefined): Rejection | { accepted: true; type: AudioType } {
+  if (!detection.audio) return rejected('not_audio', `The bytes are ${detection.found}; accepted are ${acceptedLabels}.`);
+  if (!declaredTypeAgrees(declaredType, detection.type)) {
+    return rejected('type_mismatch', `It was declared ${mediaTypeOf(declaredType ?? '')}, but the bytes are ${audioTypeFacts[detection.type].label}.`);
+  }
+  return { accepted: true, type: detection.type };
 }
 
 function rejected(reason: RejectionReason, detail: string): Rejection {

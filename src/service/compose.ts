@@ -1,3 +1,5 @@
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { sendLanes } from '../domain/campaigns/begin-campaign-send.ts';
@@ -6,7 +8,11 @@ import { createInboundConnections } from '../domain/ingest/inbound-connections.t
 import { wakeIngestRelays } from '../persistence/outbox-channels.ts';
 import { createCoalescedWake } from '../outbox/coalesced-wake.ts';
 import { measureIngestBacklog } from '../domain/ingest/measure-ingest-backlog.ts';
-import { artistLinkGraceHoursDefault, ConfigError } from '../config.ts';
+import { artistLinkGraceHoursDefault, ConfigError, recordingConfigDefaults, retentionConfigDefaults } from '../config.ts';
+import type { FileSettings } from '../domain/files/file-deps.ts';
+import { recordingLimitsOf, type MediaSupport, type RecordingLimits } from '../media/index.ts';
+import { recordingUrlKey } from '../security/recording-urls.ts';
+import { createStorage, localStorageRoot, storageSettingsFrom, type StorageConfig, type StorageSettings } from '../storage/index.ts';
 import { adminRateLimitKey } from '../http/rate-limit.ts';
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
@@ -51,7 +57,58 @@ export interface ServiceSettings {
    * and the worker the same one). Without one they are counted on a private registry nothing reads.
    */
   metrics?: Registry | undefined;
+  /** Recording files; unset (a test or bench that uses none), local storage in a temporary folder and no ffmpeg. */
+  files?: RecordingFileSettings | undefined;
 }
+
+/** Recording files: where they are kept, their limits, and this process's ffmpeg (the entry point looks it up). */
+export interface RecordingFileSettings {
+  storage: StorageSettings;
+  limits: RecordingLimits;
+  /** RECORDING_RETENTION_DAYS (the worker's retention sweep). */
+  retentionDays: number;
+  /** `findFfmpeg` in production, `provisionFfmpeg` in embedded mode and the tests, settled by `mediaSupportOf`. */
+  media: MediaSupport;
+}
+
+/** The recording settings of a process built without any: files are refused (no ffmpeg), and kept nowhere that lasts. */
+const unconfiguredFiles = (): RecordingFileSettings => ({
+  storage: { driver: 'local', root: join(tmpdir(), 'richpush-files') },
+  limits: recordingLimitsOf(recordingConfigDefaults),
+  retentionDays: retentionConfigDefaults.RECORDING_RETENTION_DAYS,
+  media: { available: false, reason: 'this process was started without recording settings' },
+});
+
+interface RecordingFileConfig extends StorageConfig {
+  RECORDING_MAX_BYTES: number;
+  RECORDING_MAX_SECONDS: number;
+  RECORDING_RETENTION_DAYS?: number;
+}
+
+/** The recording settings from the parsed configuration and the process's ffmpeg. */
+export function fileSettingsFrom(config: RecordingFileConfig, media: MediaSupport): RecordingFileSettings {
+  return {
+    storage: storageSettingsFrom(config),
+    limits: recordingLimitsOf(config),
+    retentionDays: config.RECORDING_RETENTION_DAYS ?? retentionConfigDefaults.RECORDING_RETENTION_DAYS,
+    media,
+  };
+}
+
+/** The API's file services: the storage it streams uploads into, and what its answers need. */
+function apiFileServices(settings: Pick<ServiceSettings, 'files' | 'secretsKey' | 'publicUrl'>): FileSettings {
+  const files = settings.files ?? unconfiguredFiles();
+  return {
+    storage: createStorage(files.storage),
+    limits: files.limits,
+    urlKey: recordingUrlKey(settings.secretsKey),
+    mediaUnavailable: files.media.available ? undefined : files.media.reason,
+    publicUrl: settings.publicUrl,
+  };
+}
+
+/** Where the local driver keeps files under a data folder (embedded mode and tests name theirs). */
+export { localStorageRoot };
 
 interface DeliveryConfig {
   DELIVERY_RETRY_INITIAL_MS: number;
@@ -83,7 +140,7 @@ interface IngestRelayConfig {
   INGEST_RELAY_LINGER_MS?: number;
 }
 
-interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig {
+interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig, RecordingFileConfig {
   TEMPORAL_NAMESPACE: string;
   TEMPORAL_TASK_QUEUE: string;
   TEMPORAL_INTERACTIVE_TASK_QUEUE?: string | undefined;
@@ -109,9 +166,11 @@ export function serviceSettingsFrom(
   config: SharedConfig,
   servers: { databaseUrl: string; temporalAddress: string },
   logger: Logger,
+  media: MediaSupport = { available: false, reason: 'ffmpeg was not looked up' },
 ): ServiceSettings {
   return {
     ...servers,
+    files: fileSettingsFrom(config, media),
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     interactiveTaskQueue: config.TEMPORAL_INTERACTIVE_TASK_QUEUE,
@@ -230,6 +289,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
       baseUrl: settings.ingestBaseUrl,
     },
     metrics: createApiMetrics(settings.metrics ?? new Registry(), backlog),
+    files: apiFileServices(settings),
   };
 }
 
@@ -239,6 +299,7 @@ export async function closeApiServices(services: ApiServices, options: { keepOrm
   await services.ingest.rateLimiter.close();
   await services.apiRateLimit.limiter.close();
   await services.temporal.connection.close();
+  await services.files.storage.close();
   await services.interactiveOrm.close();
   if (!options.keepOrm) await services.orm.close();
 }
@@ -268,12 +329,15 @@ export async function createActivityDeps<T extends ActivityTemporal>(
     timeoutMs: settings.delivery.timeoutMs,
     ca: outboundCa,
   });
+  const files = settings.files ?? unconfiguredFiles();
+  const storage = createStorage(files.storage);
   let temporal: T;
   try {
     temporal = await connectTemporal();
   } catch (error) {
     http.close();
     await push.close();
+    await storage.close();
     throw error;
   }
   return {
@@ -287,10 +351,19 @@ export async function createActivityDeps<T extends ActivityTemporal>(
     artistLinkGraceHours: settings.artistLinkGraceHours ?? artistLinkGraceHoursDefault,
     push,
     metrics: createWorkerMetrics(settings.metrics ?? new Registry()),
+    files: {
+      storage,
+      media: files.media,
+      limits: files.limits,
+      scratchDir: join(tmpdir(), 'richpush-media'),
+      processingSlots: availableParallelism(),
+      retention: { retentionDays: files.retentionDays, rejectedForHours: 24 },
+    },
     connected: temporal,
     async close() {
       http.close();
       await push.close();
+      await storage.close();
       await temporal.close();
     },
   };

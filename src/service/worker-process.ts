@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import { NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import type { WorkerRole } from '../config.ts';
 import { defaultIngestRelaySettings, startIngestRelay } from '../outbox/ingest-relay.ts';
@@ -7,6 +8,8 @@ import { createWorkerTemporalClient } from '../temporal/client.ts';
 import { bundleWorkflows } from '../temporal/workflow-bundle.ts';
 import { startWorker, type RunningWorker } from '../temporal/worker.ts';
 import { defaultDeliveryRelaySettings, startDeliveryRelay } from '../outbox/delivery-relay.ts';
+import { startFileRunRecovery } from '../outbox/file-run-recovery.ts';
+import { ensureRecordingRetentionSchedule } from '../temporal/starters/recording-retention.ts';
 import { createActivityDeps, interactiveTaskQueueOf, type ServiceSettings } from './compose.ts';
 
 export interface ServiceWorker {
@@ -16,6 +19,19 @@ export interface ServiceWorker {
   finished: Promise<void>;
   /** Stops the relays, drains the workers and releases what they opened. */
   stop: () => Promise<void>;
+}
+
+/**
+ * The hourly retention sweep of recording files runs on the bulk queue; each worker of it creates or updates the
+ * schedule at start. A failure is logged, not fatal: the next start tries again, and files wait a little longer.
+ */
+async function ensureRetentionSchedule(client: Client, settings: ServiceSettings): Promise<void> {
+  try {
+    const outcome = await ensureRecordingRetentionSchedule(client, settings.taskQueue);
+    settings.logger.debug({ outcome }, 'recording retention schedule in place');
+  } catch (error) {
+    settings.logger.warn({ err: error }, 'the recording retention schedule could not be created; the next worker start retries');
+  }
 }
 
 /** The queues a worker process of this role polls, bulk first; one name when both queues are one. */
@@ -32,7 +48,8 @@ export function taskQueuesOfRole(role: WorkerRole, settings: Pick<ServiceSetting
  * existed), and one on the interactive queue (recording jobs), with slots, a workflow thread and a Postgres pool of
  * its own so that a backlog of bulk work never holds up a job step. Both register every workflow type and activity;
  * when the two queue names are the same, one worker polls it. And the two outbox relays, both starting runs on the bulk
- * queue: accepted inbound events → `ingestBatch` runs, published deliveries → `deliverBatch` runs.
+ * queue: accepted inbound events → `ingestBatch` runs, published deliveries → `deliverBatch` runs; the recovery of
+ * file processing runs whose start was lost; and the recording retention schedule, created or updated at start.
  *
  * `role` (WORKER_ROLE) splits this across processes: `bulk` is the bulk worker and the relays, `interactive` the
  * interactive worker alone, on the process's own pool; so bulk work can run at a lower CPU priority than job steps.
@@ -92,7 +109,9 @@ export async function startServiceWorker(
           settings: settings.deliveryRelay ?? defaultDeliveryRelaySettings,
           logger: settings.logger,
         }),
+        startFileRunRecovery({ orm, temporal: deps.temporal, logger: settings.logger }),
       );
+      await ensureRetentionSchedule(deps.temporal.client, settings);
     }
   } catch (error) {
     await release().catch(() => undefined);

@@ -14,6 +14,7 @@
  * const { body, contentLength, range, etag, contentType } = await storage.read(key, { range: { start: 0, end: 99 } });
  * if (storage.presignedGetUrl) redirectTo(await storage.presignedGetUrl(key, { expiresInSeconds: 300 }));
  * await storage.delete(key);                                          // idempotent
+ * await discardMetered(ctx.req, { maxBytes });                        // a refused body read to its end, under the cap
  * for await (const { key } of storage.list('recordings/')) ...
  * ```
  *
@@ -36,6 +37,7 @@ export type { ByteRange, ObjectInfo, ObjectRead, ObjectStorage, ObjectSummary, P
 export { storageDrivers } from './object-storage.ts';
 export { isStorageError, StorageError, type StorageErrorCode } from './errors.ts';
 export { assertObjectKey, objectKey } from './keys.ts';
+export { discardMetered } from './metered-copy.ts';
 export type { S3StorageSettings } from './s3-storage.ts';
 
 /** Which driver, and its settings. */

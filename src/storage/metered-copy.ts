@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { finished, Transform, type Readable } from 'node:stream';
+import { finished as finishedStream } from 'node:stream/promises';
 import { isStorageError, StorageError } from './errors.ts';
 
 export interface Metered<T> {
@@ -79,3 +80,14 @@ export async function copyMetered<T>(
 }
 
 const tooLarge = (maxBytes: number) => new StorageError('too_large', `the body is larger than ${maxBytes} bytes`);
+
+/**
+ * Reads `body` to its end against the cap, keeping none of it: for a body refused on its first bytes, so that the
+ * connection it came on can still carry the answer. Fails as `copyMetered` does (`too_large` past the cap).
+ */
+export function discardMetered(body: Readable, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<Metered<void>> {
+  return copyMetered(body, options, async (metered) => {
+    metered.resume();
+    await finishedStream(metered);
+  });
+}

@@ -12,6 +12,7 @@ const sendEndStates = ['SENT', 'CANCELLED', 'EXPIRED', 'FAILED'] as const satisf
  */
 export const temporalUiViews = [
   { name: 'recording jobs', query: 'EntityType="job"' },
+  { name: 'recording files', query: 'EntityType="file"' },
   { name: 'A/B tests', query: 'EntityType="abtest"' },
   { name: 'message sends', query: 'EntityType="send"' },
   ...sendEndStates.map((state) => ({ name: `sends ${state}`, query: `EntityType="send" AND SendState="${state}"` })),

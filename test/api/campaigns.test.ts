@@ -9,6 +9,7 @@ import { newMessage, sampleJob } from '../support/jobs.ts';
 import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 import { newEndpoint } from '../support/webhooks.ts';
 import { until } from '../support/wait.ts';
+import { fileRow } from '../support/files.ts';
 
 // Campaign sends through the API, on the suite's worker (the log provider: every push counts as sent). The sends to a
 // fake FCM, the crash and the provider's pace are in test/api/campaigns-fcm.test.ts and test/crash/campaign-crash.test.ts.
@@ -28,7 +29,7 @@ async function messageAwaitingAcceptance(account: TestAccount, fields: Record<st
   const message = await createMessage(account, fields);
   const job = ok(await call('POST', '/job/create', { ...as(account), body: sampleJob(account, message.id) }), 201);
   ok(await call('POST', `/job/executeJob?id=${job.id}`, as(account)));
-  const submitted = ok(await call('POST', `/job/recording?id=${job.id}`, { ...as(account), body: { url: 'https://cdn.example.com/take-1.m4a', fileName: 'take-1.m4a' } }), 201);
+  const submitted = ok(await call('POST', `/job/recording?id=${job.id}`, { ...as(account), body: { fileId: (await fileRow(account)).fileId } }), 201);
   ok(await call('POST', `/richPush/select?file_id=${submitted.fileId}`, as(account)));
   return { message, accept: async () => ok(await call('POST', `/job/accept?id=${job.id}`, as(account))) };
 }

@@ -7,6 +7,7 @@ import { expectError, ok } from '../support/http-assertions.ts';
 import { until } from '../support/wait.ts';
 import { startApiInstance, unreachable, type ApiInstance } from '../support/instances.ts';
 import { newJob, newMessage, sampleJob } from '../support/jobs.ts';
+import { fileRow } from '../support/files.ts';
 
 const extras: ApiInstance[] = [];
 afterAll(async () => {
@@ -185,7 +186,7 @@ describe('Idempotency-Key on recording job steps', () => {
     const key = newKey();
     const refused = await jobStep(account, 'accept', job.id, key);
     expectError(refused, 409, 'invalid_state');
-    const { fileId } = ok(await jobStep(account, 'recording', job.id, undefined, { url: 'https://cdn.example.com/take.m4a' }), 201);
+    const { fileId } = ok(await jobStep(account, 'recording', job.id, undefined, { fileId: (await fileRow(account)).fileId }), 201);
     ok(await call('POST', `/richPush/select?file_id=${fileId}`, { token: account.apiKey }));
     const again = await jobStep(account, 'accept', job.id, key);
     expect(again.status).toBe(409);
@@ -221,7 +222,7 @@ describe('Idempotency-Key on recording job steps', () => {
     const job = await newJob(account);
     ok(await jobStep(account, 'executeJob', job.id, undefined));
     const key = newKey();
-    const recording = { url: 'https://cdn.example.com/take-1.m4a', fileName: 'take-1.m4a' };
+    const recording = { fileId: (await fileRow(account)).fileId };
     const first = ok(await jobStep(account, 'recording', job.id, key, recording), 201);
 
     await crashBeforeStoring(key);

@@ -11,9 +11,11 @@ import { waitForEventsSettled } from '../support/deliveries.ts';
 import { temporalClient, waitForRunClosed } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
+import { fileRow } from '../support/files.ts';
 
 const jobEventTypes = ['job.assigned', 'job.recording_submitted', 'job.accepted', 'job.cancelled', 'job.artist_overdue', 'job.overdue'];
-const take = (n: number) => ({ url: `https://cdn.example.com/take-${n}.m4a`, fileName: `take-${n}.m4a` });
+/** A ready file of the account's app to submit as a take (a row as processing leaves it: these tests are about events). */
+const take = (account: TestAccount) => fileRow(account);
 
 const fixtures: EndpointFixture[] = [];
 afterEach(async () => {
@@ -31,7 +33,7 @@ afterAll(() => closeClient?.());
 async function runToAccepted(account: TestAccount, job: any) {
   const token = account.apiKey;
   ok(await call('POST', `/job/executeJob?id=${job.id}`, { token }));
-  const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: take(1) }), 201);
+  const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { fileId: (await take(account)).fileId } }), 201);
   ok(await call('POST', `/richPush/select?file_id=${file.fileId}`, { token }));
   const accepted = ok(await call('POST', `/job/accept?id=${job.id}`, { token }));
   return { accepted, file };
@@ -83,7 +85,8 @@ describe('job events to a subscribed endpoint', () => {
     expect(reassigned).toMatchObject({ status: 'ASSIGNED', artist: 'second@example.com' });
     // A change that keeps the artist announces nothing.
     ok(await call('PUT', '/job/update', { token, body: { id: job.id, title: 'Weekend sale voice-over, v2' } }));
-    const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: take(1) }), 201);
+    const stored = await take(account);
+    const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { fileId: stored.fileId } }), 201);
     ok(await call('POST', `/job/select?file_id=${file.fileId}`, { token }));
     ok(await call('POST', `/job/accept?id=${job.id}`, { token }));
 
@@ -131,10 +134,11 @@ describe('job events to a subscribed endpoint', () => {
       artistLink: expect.toBeOneOf([null, reassigned.artistLink]),
     });
     expect(ofJob(events, job.id, 'job.recording_submitted').map((event) => event.envelope.data.result)).toEqual([
-      { jobId: job.id, fileId: file.fileId, url: take(1).url, fileName: take(1).fileName },
+      // The file's id (fil_…), which GET /file/get and select take, and its playback URL.
+      { jobId: job.id, fileId: stored.fileId, url: stored.url, fileName: 'take.wav' },
     ]);
     expect(ofJob(events, job.id, 'job.accepted').map((event) => event.envelope.data.result)).toEqual([
-      { jobId: job.id, notificationId: job.notificationId, fileId: file.fileId, url: take(1).url },
+      { jobId: job.id, notificationId: job.notificationId, fileId: stored.fileId, url: stored.url },
     ]);
     expect(ofJob(events, other.id).map((event) => [event.envelope.type, event.envelope.data.result])).toEqual([
       ['job.cancelled', { jobId: other.id, notificationId: other.notificationId, previousStatus: 'CREATED' }],
@@ -250,7 +254,7 @@ describe('a job seen from Temporal', () => {
     expect(ids).toEqual([job.workflowId]);
 
     // Each transition moves JobStatus; a finished job's workflow completes with the job as its result.
-    const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: take(1) }), 201);
+    const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { fileId: (await take(account)).fileId } }), 201);
     expect((await attributesOf()).values.JobStatus).toBe('SUBMITTED');
     ok(await call('POST', `/job/select?file_id=${file.fileId}`, { token }));
     expect((await attributesOf()).values.JobStatus).toBe('SELECTED');

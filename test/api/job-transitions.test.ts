@@ -5,6 +5,7 @@ import { call, newAccount, sampleMessage, type ApiResponse, type TestAccount } f
 import { newApp, newSegment } from '../support/devices.ts';
 import { ok } from '../support/http-assertions.ts';
 import { newJob, newMessage, sampleJob } from '../support/jobs.ts';
+import { fileRow } from '../support/files.ts';
 
 type State = 'CREATED' | 'ASSIGNED' | 'SUBMITTED' | 'SELECTED' | 'ACCEPTED' | 'CANCELLED';
 type Operation = 'update' | 'execute' | 'recording' | 'select' | 'accept' | 'cancel';
@@ -32,7 +33,10 @@ const requirement: Record<Operation, string> = {
   cancel: 'POST /job/cancel requires CREATED, ASSIGNED, SUBMITTED or SELECTED',
 };
 
-const recording = (take: number) => ({ url: `https://cdn.example.com/take-${take}.m4a`, fileName: `take-${take}.m4a`, mimeType: 'audio/mp4' });
+/** A take's body: a ready file of the account's app (a row as processing leaves it; these tests are about the job). */
+const recording = async (account: TestAccount) => ({ fileId: (await fileRow(account)).fileId });
+/** A file id of the right shape that names no file. */
+const unknownFileId = () => `fil_${randomUUID().replaceAll('-', '').slice(0, 22)}`;
 
 let connection: Connection;
 let client: Client;
@@ -62,7 +66,7 @@ async function jobIn(state: State): Promise<Prepared> {
   if (state === 'CREATED') return p;
   p.job = ok(await call('POST', `/job/executeJob?id=${id}`, { token }), 200);
   if (state === 'ASSIGNED') return p;
-  const submitted = ok(await call('POST', `/job/recording?id=${id}`, { token, body: recording(1) }), 201);
+  const submitted = ok(await call('POST', `/job/recording?id=${id}`, { token, body: await recording(account) }), 201);
   p.job = submitted.job;
   p.fileIds.push(submitted.fileId);
   if (state === 'SUBMITTED') return p;
@@ -76,7 +80,7 @@ async function jobIn(state: State): Promise<Prepared> {
   return p;
 }
 
-function send(operation: Operation, p: Prepared, jobId: string = p.job.id): Promise<ApiResponse> {
+async function send(operation: Operation, p: Prepared, jobId: string = p.job.id): Promise<ApiResponse> {
   const token = p.token;
   switch (operation) {
     case 'update':
@@ -84,10 +88,10 @@ function send(operation: Operation, p: Prepared, jobId: string = p.job.id): Prom
     case 'execute':
       return call('POST', `/job/executeJob?id=${jobId}`, { token });
     case 'recording':
-      return call('POST', `/job/recording?id=${jobId}`, { token, body: recording(2) });
+      return call('POST', `/job/recording?id=${jobId}`, { token, body: await recording(p.account) });
     case 'select':
       // The job's own first recording; a job that has none yet can only be named by a file that is not its own.
-      return call('POST', `/richPush/select?file_id=${p.fileIds[0] ?? randomUUID()}`, { token });
+      return call('POST', `/richPush/select?file_id=${p.fileIds[0] ?? unknownFileId()}`, { token });
     case 'accept':
       return call('POST', `/job/accept?id=${jobId}`, { token });
     case 'cancel':
@@ -133,7 +137,7 @@ describe('job transitions, every state × every operation', () => {
       if (operation === 'update') expect(after.title).toBe('Renamed voice-over');
       if (operation === 'recording') {
         expect(after.recordings).toHaveLength(before.recordings.length + 1);
-        expect(response.body).toMatchObject({ jobId: p.job.id, url: recording(2).url, fileName: 'take-2.m4a', fileId: after.recordings.at(-1).fileId });
+        expect(response.body).toMatchObject({ jobId: p.job.id, status: 'ready', fileName: 'take.wav', fileId: after.recordings.at(-1).fileId });
       }
       if (operation === 'select') expect(after.selectedFileId).toBe(p.fileIds[0]);
       const message = ok(await getMessage(p, p.job.notificationId), 200);
@@ -174,7 +178,7 @@ describe('job lifecycle details', () => {
   it('accepts several recordings, reselects among them through both select paths, and refuses a file of no job of its own', async () => {
     const p = await jobIn('SUBMITTED');
     const token = p.token;
-    const second = ok(await call('POST', `/job/recording?id=${p.job.id}`, { token, body: recording(2) }), 201);
+    const second = ok(await call('POST', `/job/recording?id=${p.job.id}`, { token, body: await recording(p.account) }), 201);
     expect(second.job.status).toBe('SUBMITTED');
     expect(second.job.recordings.map((r: any) => r.fileId)).toEqual([p.fileIds[0], second.fileId]);
 
@@ -185,17 +189,17 @@ describe('job lifecycle details', () => {
     expect(ok(await getJob(p, p.job.id), 200)).toEqual(again);
 
     // No more recordings once one is selected.
-    const late = await call('POST', `/job/recording?id=${p.job.id}`, { token, body: recording(3) });
+    const late = await call('POST', `/job/recording?id=${p.job.id}`, { token, body: await recording(p.account) });
     expect(late.status).toBe(409);
     expect(late.body.error.message).toBe('The job is SELECTED; POST /job/recording requires ASSIGNED or SUBMITTED');
 
-    const unknown = await call('POST', `/job/select?file_id=${randomUUID()}`, { token });
+    const unknown = await call('POST', `/job/select?file_id=${unknownFileId()}`, { token });
     expect(unknown.status).toBe(404);
 
     const accepted = ok(await call('POST', `/job/accept?id=${p.job.id}`, { token }), 200);
     expect(accepted).toMatchObject({ status: 'ACCEPTED', selectedFileId: second.fileId });
     const message = ok(await getMessage(p, p.job.notificationId), 200);
-    expect(message).toMatchObject({ status: 'READY', recording: { url: recording(2).url, fileId: second.fileId, stockId: null } });
+    expect(message).toMatchObject({ status: 'READY', recording: { url: second.url, fileId: second.fileId, stockId: null } });
   });
 
   it('selecting a file of job B moves job B only', async () => {
@@ -205,8 +209,8 @@ describe('job lifecycle details', () => {
     const jobA = await newJob(account);
     const jobB = await newJob(account);
     for (const job of [jobA, jobB]) ok(await call('POST', `/job/executeJob?id=${job.id}`, { token }), 200);
-    const fileA = ok(await call('POST', `/job/recording?id=${jobA.id}`, { token, body: recording(1) }), 201);
-    const fileB = ok(await call('POST', `/job/recording?id=${jobB.id}`, { token, body: recording(2) }), 201);
+    const fileA = ok(await call('POST', `/job/recording?id=${jobA.id}`, { token, body: await recording(account) }), 201);
+    const fileB = ok(await call('POST', `/job/recording?id=${jobB.id}`, { token, body: await recording(account) }), 201);
     const aBefore = ok(await getJob(p, jobA.id), 200);
 
     const selected = ok(await call('POST', `/richPush/select?file_id=${fileB.fileId}`, { token }), 200);
@@ -239,7 +243,7 @@ describe('job lifecycle details', () => {
 
     // READY: after the second job is accepted, no job can be made for the message either.
     ok(await call('POST', `/job/executeJob?id=${second.id}`, { token }), 200);
-    const file = ok(await call('POST', `/job/recording?id=${second.id}`, { token, body: recording(1) }), 201);
+    const file = ok(await call('POST', `/job/recording?id=${second.id}`, { token, body: await recording(account) }), 201);
     ok(await call('POST', `/job/select?file_id=${file.fileId}`, { token }), 200);
     ok(await call('POST', `/job/accept?id=${second.id}`, { token }), 200);
     expect(ok(await getMessage(p, notificationId), 200).status).toBe('READY');
@@ -291,7 +295,7 @@ describe('job lifecycle details', () => {
 
     const recordingMessage = await newMessage(account);
     const first = ok(await call('POST', '/job/create', { token, body: sampleJob(account, recordingMessage) }), 201);
-    const stock = ok(await call('POST', '/stock/create', { token, body: { appId: account.appId, title: 'Jingle', url: 'https://cdn.example.com/jingle.m4a' } }), 201);
+    const stock = ok(await call('POST', '/stock/create', { token, body: { appId: account.appId, title: 'Jingle', ...(await recording(account)) } }), 201);
     // A message made from stock is READY at once.
     const readyMessage = ok(await call('POST', `/slot/create/fromStock?stockId=${stock.stockId}`, { token, body: { appId: account.appId, title: 'From stock' } }), 201).notification;
     expect(readyMessage.status).toBe('READY');
@@ -315,7 +319,7 @@ describe('job lookups and ownership', () => {
   it('answers 404 for an unknown job or file id, for every operation', async () => {
     const account = await newAccount();
     const token = account.apiKey;
-    const p: Prepared = { account, token, job: { id: randomUUID() }, fileIds: [randomUUID()] };
+    const p: Prepared = { account, token, job: { id: randomUUID() }, fileIds: [unknownFileId()] };
     for (const operation of operations) {
       const response = await send(operation, p);
       expect(response.status, `${operation}: ${JSON.stringify(response.body)}`).toBe(404);

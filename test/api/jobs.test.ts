@@ -1,13 +1,12 @@
 import { describe, expect, inject, it } from 'vitest';
 import { jobWorkflowId } from '../../workflows/recording-job.contract.ts';
 import { call, newAccount } from '../support/api.ts';
+import { readyFile, shortTake } from '../support/files.ts';
 import { newJob, newMessage, sampleJob } from '../support/jobs.ts';
 import { temporalClient, waitForHistoryEvent } from '../support/temporal.ts';
 
-const recording = { url: 'https://cdn.example.com/take-1.m4a', fileName: 'take-1.m4a', mimeType: 'audio/mp4', durationMs: 9800, sizeBytes: 182_000 };
-
 describe('recording job lifecycle', () => {
-  it('goes create → execute → submit → select → accept, and the message becomes READY with the recording', async () => {
+  it('goes create → execute → submit → select → accept, and the message becomes READY with the recording', { timeout: 60_000 }, async () => {
     const account = await newAccount();
     const token = account.apiKey;
     const notificationId = await newMessage(account);
@@ -22,9 +21,10 @@ describe('recording job lifecycle', () => {
     expect(executed.status).toBe(200);
     expect(executed.body.status).toBe('ASSIGNED');
 
-    const submitted = await call('POST', `/job/recording?id=${jobId}`, { token, body: recording });
+    const file = await readyFile(account, shortTake(), { fileName: 'take-1.wav' });
+    const submitted = await call('POST', `/job/recording?id=${jobId}`, { token, body: { fileId: file.fileId } });
     expect(submitted.status).toBe(201);
-    expect(submitted.body).toMatchObject({ jobId, url: recording.url, fileName: 'take-1.m4a', job: { status: 'SUBMITTED' } });
+    expect(submitted.body).toMatchObject({ fileId: file.fileId, jobId, status: 'ready', url: file.url, fileName: 'take-1.wav', job: { status: 'SUBMITTED' } });
     const fileId = submitted.body.fileId;
 
     const selected = await call('POST', `/richPush/select?file_id=${fileId}`, { token });
@@ -36,7 +36,7 @@ describe('recording job lifecycle', () => {
     expect(accepted.body.status).toBe('ACCEPTED');
 
     const message = await call('GET', `/notification/get?id=${notificationId}`, { token });
-    expect(message.body).toMatchObject({ status: 'READY', recording: { url: recording.url, fileId, stockId: null } });
+    expect(message.body).toMatchObject({ status: 'READY', recording: { url: file.url, fileId, stockId: null, durationMs: file.durationMs, contentType: 'audio/mp4' } });
     const fetched = await call('GET', `/job/get?id=${jobId}`, { token });
     expect(fetched.body).toEqual(accepted.body);
   });

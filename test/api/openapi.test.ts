@@ -45,14 +45,29 @@ describe('GET /openapi.json', () => {
 });
 
 describe('Idempotency-Key in the OpenAPI document', () => {
-  it('is declared on every mutating operation of a known caller, and not on the ingest endpoint', async () => {
+  it('is declared on every mutating operation of a known caller, and not on the ingest endpoint nor a streamed upload', async () => {
     const { body: document } = await call('GET', '/openapi.json');
     for (const route of routes.filter((candidate) => candidate.method !== 'get')) {
       const operation = document.paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][route.method];
-      expect(headersOf(operation).includes('Idempotency-Key'), `${route.method} ${route.path}`).toBe(route.auth !== 'none');
+      expect(headersOf(operation).includes('Idempotency-Key'), `${route.method} ${route.path}`).toBe(route.auth !== 'none' && route.streamBody === undefined);
     }
     expect(headersOf(document.paths['/v1/in/{inboundKey}'].post)).not.toContain('Idempotency-Key');
+    // The upload's fingerprint would need its whole body in memory.
+    expect(headersOf(document.paths['/file/upload'].post)).not.toContain('Idempotency-Key');
     expect(headersOf(document.paths['/job/get'].get)).toEqual([]);
+  });
+});
+
+describe('Recording files in the OpenAPI document', () => {
+  it('takes an upload as raw audio bytes, and documents the recording URL as audio/mp4', async () => {
+    const { body: document } = await call('GET', '/openapi.json');
+    const upload = document.paths['/file/upload'].post;
+    expect(Object.keys(upload.requestBody.content).sort()).toEqual(['application/octet-stream', 'audio/*']);
+    expect(upload.requestBody.content['audio/*'].schema).toMatchObject({ type: 'string', format: 'binary' });
+    const play = document.paths['/recordings/{fileId}/{name}'].get;
+    expect(play.security).toEqual([]);
+    expect(Object.keys(play.responses['206'].content)).toEqual(['audio/mp4']);
+    expect(play.responses['302']).toBeDefined();
   });
 });
 

@@ -4,13 +4,19 @@ import { call, newAccount, sampleMessage, type TestAccount } from '../support/ap
 import { query } from '../support/db.ts';
 import { ok } from '../support/http-assertions.ts';
 import { newApp, newSegment } from '../support/devices.ts';
+import { fileRow } from '../support/files.ts';
 
 const isoNow = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-const stockBody = (appId: string, n = 1) => ({ appId, title: `Stock jingle ${n}`, url: `https://cdn.example.com/stock-${n}.m4a`, richPushLevel: 'TORSO' });
+/** A stock body playing a ready file of the app (a row as processing leaves it: these tests are about stock). */
+const stockBody = async (account: TestAccount, n = 1, appId = account.appId) => {
+  const file = await fileRow({ ...account, appId });
+  return { appId, title: `Stock jingle ${n}`, fileId: file.fileId, richPushLevel: 'TORSO', file };
+};
 
 async function newStock(account: TestAccount, n = 1, appId = account.appId): Promise<any> {
-  return ok(await call('POST', '/stock/create', { token: account.apiKey, body: stockBody(appId, n) }), 201);
+  const { file: _file, ...body } = await stockBody(account, n, appId);
+  return ok(await call('POST', '/stock/create', { token: account.apiKey, body }), 201);
 }
 
 /** The spec's from-stock body: the message fields without filterId, priority, favourite and channel. */
@@ -26,13 +32,15 @@ const slotCount = async (accountId: string) => Number((await query('select count
 describe('stock', () => {
   it('creates a stock item (201) with the fields it stored', async () => {
     const account = await newAccount();
-    const created = await call('POST', '/stock/create', { token: account.apiKey, body: stockBody(account.appId) });
+    const { file, ...body } = await stockBody(account);
+    const created = await call('POST', '/stock/create', { token: account.apiKey, body });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       stockId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       appId: account.appId,
       title: 'Stock jingle 1',
-      url: 'https://cdn.example.com/stock-1.m4a',
+      url: file.url,
+      fileId: file.fileId,
       richPushLevel: 'TORSO',
       createdAt: isoNow,
     });
@@ -40,29 +48,37 @@ describe('stock', () => {
     expect(listed).toEqual({ items: [created.body], nextCursor: null });
 
     // richPushLevel is optional.
-    const plain = ok(await call('POST', '/stock/create', { token: account.apiKey, body: { appId: account.appId, title: 'Plain', url: 'https://cdn.example.com/p.m4a' } }), 201);
+    const plain = ok(await call('POST', '/stock/create', { token: account.apiKey, body: { appId: account.appId, title: 'Plain', fileId: (await fileRow(account)).fileId } }), 201);
     expect(plain.richPushLevel).toBeNull();
   });
 
   it("answers 404 for another account's app and creates nothing", async () => {
     const account = await newAccount();
     const other = await newAccount();
-    const response = await call('POST', '/stock/create', { token: account.apiKey, body: stockBody(other.appId) });
+    const { file: _file, ...body } = await stockBody(account);
+    const response = await call('POST', '/stock/create', { token: account.apiKey, body: { ...body, appId: other.appId } });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe('not_found');
-    expect((await call('POST', '/stock/create', { token: account.apiKey, body: stockBody(randomUUID()) })).status).toBe(404);
+    expect((await call('POST', '/stock/create', { token: account.apiKey, body: { ...body, appId: randomUUID() } })).status).toBe(404);
+    // Another account's file, or one of another app, is as unknown.
+    const foreign = await fileRow(other);
+    expect((await call('POST', '/stock/create', { token: account.apiKey, body: { ...body, fileId: foreign.fileId } })).status).toBe(404);
     for (const who of [account, other]) expect(ok(await call('GET', '/stock/list', { token: who.apiKey })).items).toEqual([]);
   });
 
   it.each([
-    ['an http url', { url: 'http://cdn.example.com/stock.m4a' }, 'body.url'],
-    ['a url that is not one', { url: 'stock.m4a' }, 'body.url'],
+    ['an http url', { fileId: undefined, url: 'http://cdn.example.com/stock.m4a' }, 'body.url'],
+    ['a url that is not one', { fileId: undefined, url: 'stock.m4a' }, 'body.url'],
+    ['both a file and a url', { url: 'https://cdn.example.com/stock.m4a' }, 'body.fileId'],
+    ['neither a file nor a url', { fileId: undefined }, 'body.fileId'],
+    ['a file id of another shape', { fileId: randomUUID() }, 'body.fileId'],
     ['an empty title', { title: '  ' }, 'body.title'],
     ['a lower-case level', { richPushLevel: 'torso' }, 'body.richPushLevel'],
     ['an unknown field', { stockId: randomUUID() }, 'body'],
   ])('refuses %s (400 with its path)', async (_name, change, path) => {
     const account = await newAccount();
-    const response = await call('POST', '/stock/create', { token: account.apiKey, body: { ...stockBody(account.appId), ...change } });
+    const { file: _file, ...body } = await stockBody(account);
+    const response = await call('POST', '/stock/create', { token: account.apiKey, body: { ...body, ...change } });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('validation_failed');
     expect(response.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
@@ -125,7 +141,7 @@ describe('slots from stock', () => {
         about: [],
         type: 'RICHPUSH',
         status: 'READY',
-        recording: { url: stock.url, stockId: stock.stockId, fileId: null },
+        recording: { url: stock.url, stockId: stock.stockId, fileId: stock.fileId, durationMs: 1500, contentType: 'audio/mp4' },
         // Not among the from-stock fields: the defaults.
         filterId: null,
         priority: 'NORMAL',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, newAccount, sampleMessage, type ApiResponse, type TestAccount } from '../support/api.ts';
 import { directEvent, newConnection, postSigned, waitForEvent } from '../support/ingest.ts';
+import { fileRow } from '../support/files.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 
 // Postgres cannot store U+0000 in text or jsonb, and jsonb refuses a lone surrogate (JSON.stringify sends '\ud800' as
@@ -37,7 +38,8 @@ describe('text that cannot be stored is refused with 400, never 500', () => {
 
   it('POST /stock/create: in title', async () => {
     const account = await newAccount();
-    const stock = (title: string) => ({ appId: account.appId, title, url: 'https://cdn.example.com/jingle.m4a' });
+    const { fileId } = await fileRow(account);
+    const stock = (title: string) => ({ appId: account.appId, title, fileId });
     expectRefused(await post(account, '/stock/create', stock(`Jingle${nul}`)), 'body.title', 'nul');
     expectRefused(await post(account, '/stock/create', stock(`Jingle${loneSurrogate}`)), 'body.title', 'surrogate');
     expect(ok(await post(account, '/stock/create', stock(unicode)), 201).title).toBe(unicode);
@@ -45,7 +47,7 @@ describe('text that cannot be stored is refused with 400, never 500', () => {
 
   it('POST /slot/create/fromStock: in a key and in a value inside about', async () => {
     const account = await newAccount();
-    const { stockId } = ok(await post(account, '/stock/create', { appId: account.appId, title: 'Jingle', url: 'https://cdn.example.com/j.m4a' }), 201);
+    const { stockId } = ok(await post(account, '/stock/create', { appId: account.appId, title: 'Jingle', fileId: (await fileRow(account)).fileId }), 201);
     const slot = (about: unknown[]) => post(account, `/slot/create/fromStock?stockId=${stockId}`, { appId: account.appId, title: 'From stock', about });
     expectRefused(await slot([{ tags: ['ok', `bad${nul}`] }]), 'body.about.0.tags.1', 'nul');
     expectRefused(await slot([{ [`${loneSurrogate}key`]: true }]), 'body.about.0["\\ud800key"]', 'surrogate');

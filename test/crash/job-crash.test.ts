@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningApi } from '../../src/service/api-server.ts';
 import { newAccount } from '../support/api.ts';
+import { fileRow } from '../support/files.ts';
 import { holdInTransaction, query } from '../support/db.ts';
 import { killWorker, startApiInstance, startWorkerProcess } from '../support/instances.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
@@ -69,7 +70,8 @@ describe('a recording job survives a worker crash', () => {
     await killWorker(firstWorker);
 
     // Sent while no worker runs: the update waits on the server for the next worker.
-    const submitting = callAt(api, token, 'POST', `/job/recording?id=${jobId}`, { url: 'https://cdn.example.com/after-crash.m4a', fileName: 'after-crash.m4a' });
+    const take = await fileRow(account);
+    const submitting = callAt(api, token, 'POST', `/job/recording?id=${jobId}`, { fileId: take.fileId });
     track(await startWorkerProcess(taskQueue));
     const submitted = await submitting;
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
@@ -99,12 +101,9 @@ describe('a recording job survives a worker crash', () => {
 
     const stored = await callAt(api, token, 'GET', `/job/get?id=${jobId}`);
     expect(stored.body).toEqual(accepted.body);
-    expect(stored.body.recordings.map((r: any) => r.url)).toEqual(['https://cdn.example.com/after-crash.m4a']);
+    expect(stored.body.recordings.map((r: any) => r.url)).toEqual([take.url]);
     const message = await callAt(api, token, 'GET', `/notification/get?id=${notificationId}`);
-    expect(message.body).toMatchObject({
-      status: 'READY',
-      recording: { url: 'https://cdn.example.com/after-crash.m4a', fileId: submitted.body.fileId, stockId: null },
-    });
+    expect(message.body).toMatchObject({ status: 'READY', recording: { url: take.url, fileId: take.fileId, stockId: null } });
   });
   it('completes a step on the next worker when its worker is killed in the middle of the step\'s write', { timeout: 120_000 }, async () => {
     const taskQueue = `job-crash-${randomUUID()}`;
@@ -121,7 +120,8 @@ describe('a recording job survives a worker crash', () => {
     // The step's write (an activity) waits for the job's row lock, which the test holds: the worker is killed with the
     // write in flight, before anything of it is stored or its completion recorded in the history.
     const lock = await holdInTransaction('select id from jobs where id = $1 for update', [jobId]);
-    const submitting = callAt(api, token, 'POST', `/job/recording?id=${jobId}`, { url: 'https://cdn.example.com/mid-write.m4a' });
+    const take = await fileRow(account);
+    const submitting = callAt(api, token, 'POST', `/job/recording?id=${jobId}`, { fileId: take.fileId });
     try {
       const waitingOnLock = `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%"jobs"%' and query like '%for update%' and datname = current_database()`;
       await until("the step's write to wait for the job's row lock", async () => (await query(waitingOnLock)).length > 0);
@@ -137,8 +137,8 @@ describe('a recording job survives a worker crash', () => {
     const submitted = await submitting;
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
     expect(submitted.body.job).toMatchObject({ status: 'SUBMITTED' });
-    expect(submitted.body.job.recordings.map((r: any) => r.url)).toEqual(['https://cdn.example.com/mid-write.m4a']);
-    expect(await query('select 1 from job_files where job_id = $1', [jobId])).toHaveLength(1);
+    expect(submitted.body.job.recordings.map((r: any) => r.fileId)).toEqual([take.fileId]);
+    expect(await query('select 1 from files where job_id = $1 and submission_id is not null', [jobId])).toHaveLength(1);
     expect((await handle.describe()).runId).toBe(runBefore);
     await until('the job.recording_submitted event', async () => (await eventsOf(account.accountId)).some((event) => event.type === 'job.recording_submitted'));
     const cancelled = await callAt(api, token, 'POST', `/job/cancel?id=${jobId}`);

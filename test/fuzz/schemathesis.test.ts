@@ -11,6 +11,7 @@ import { ok } from '../support/http-assertions.ts';
 import { newJob, newMessage } from '../support/jobs.ts';
 import { fuzzSeed, fuzzSeedVariable, judgeReportedRun, provideSchemathesis, reportArgs } from '../support/schemathesis.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
+import { readyFile } from '../support/files.ts';
 
 // Schemathesis generates requests from GET /openapi.json (valid ones, and ones that break the schema on purpose,
 // NUL and lone surrogates included) for every operation, then chains them through the stateful phase. Real ids go in
@@ -30,8 +31,10 @@ async function provision(account: TestAccount) {
   const messageId = await newMessage(account);
   const job = await newJob(account);
   ok(await call('POST', `/job/executeJob?id=${job.id}`, { token }));
-  const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { url: 'https://cdn.example.com/take-1.m4a' } }), 201);
-  const stock = ok(await call('POST', '/stock/create', { token, body: { appId: account.appId, title: 'Jingle', url: 'https://cdn.example.com/jingle.m4a' } }), 201);
+  const file = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { fileId: (await readyFile(account)).fileId } }), 201);
+  const stockFile = await readyFile(account);
+  const stock = ok(await call('POST', '/stock/create', { token, body: { appId: account.appId, title: 'Jingle', fileId: stockFile.fileId } }), 201);
+  const [, playedName] = /\/recordings\/[^/]+\/([^/]+)$/.exec(stockFile.url as string) ?? [];
   const visitor = ok(await call('POST', `/accounts/${account.accountId}/visitors`, { token, body: { clientUserId: 'fuzz-user' } }), 201);
   const connection = await newConnection(account);
   const spareConnection = await newConnection(account, { label: 'deleted by the fuzzer' });
@@ -59,6 +62,8 @@ async function provision(account: TestAccount) {
     messageId,
     jobId: job.id as string,
     fileId: file.fileId as string,
+    stockFileId: stockFile.fileId as string,
+    playedName: playedName!,
     stockId: stock.stockId as string,
     visitorId: visitor.visitorId as string,
     connection,
@@ -124,7 +129,10 @@ function config(apiUrl: string, account: TestAccount, ids: Awaited<ReturnType<ty
     `"path.runId" = ${toml(ids.runId)}`,
     '',
     operation(['getNotification'], { 'query.id': ids.messageId }),
-    operation(['executeJob', 'submitRecording', 'acceptJob', 'cancelJob', 'getJob'], { 'query.id': ids.jobId }),
+    operation(['executeJob', 'submitRecording', 'acceptJob', 'cancelJob', 'getJob', 'listJobFiles'], { 'query.id': ids.jobId }),
+    operation(['getFile'], { 'query.id': ids.stockFileId }),
+    operation(['uploadFile'], { 'query.appId': account.appId }),
+    operation(['playRecording'], { 'path.fileId': ids.stockFileId, 'path.name': ids.playedName }),
     operation(['getDevice', 'unsubscribeDevice'], { 'query.id': ids.deviceId }),
     operation(['listDevices', 'listSegments'], { 'query.appId': account.appId }),
     operation(['getSegment'], { 'query.id': ids.segmentId }),

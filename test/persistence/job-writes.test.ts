@@ -6,6 +6,7 @@ import { connectOrm, type Orm } from '../../src/persistence/orm.ts';
 import { createSecretBox } from '../../src/security/secret-box.ts';
 import { newAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
+import { fileRow } from '../support/files.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
 
 // A job step's write is an activity, which may run again: after a worker died before its completion was recorded,
@@ -23,7 +24,7 @@ async function newJobRecord() {
   const notificationId = await newMessage(account);
   const { appId: _appId, ...fields } = sampleJob(account, notificationId);
   const input = { ...fields, isStock: 0, jobId: randomUUID(), accountId: account.accountId, appId: account.appId, notificationId, transitionId: randomUUID() };
-  return { input, created: await createJobRecord(orm.em.fork(), input) };
+  return { input, account, created: await createJobRecord(orm.em.fork(), input) };
 }
 
 describe('a job step written twice under one transition id', () => {
@@ -35,17 +36,19 @@ describe('a job step written twice under one transition id', () => {
   });
 
   it('applies a step once, and the next step under its own id', async () => {
-    const { input } = await newJobRecord();
+    const { input, account } = await newJobRecord();
     const jobId = input.jobId;
     await applyJobAction(orm.em.fork(), { jobId, transitionId: randomUUID(), action: 'execute' }, secrets);
-    const submit = { jobId, transitionId: randomUUID(), action: 'submitRecording' as const, fileId: randomUUID(), recording: { url: 'https://cdn.example.com/once.m4a' } };
+    const file = await fileRow(account);
+    const submit = { jobId, transitionId: randomUUID(), action: 'submitRecording' as const, fileId: randomUUID(), recording: file };
     const first = await applyJobAction(orm.em.fork(), submit, secrets);
     await expect(applyJobAction(orm.em.fork(), submit, secrets)).resolves.toEqual(first);
-    expect(first.recordings).toHaveLength(1);
-    expect(await query('select 1 from job_files where job_id = $1', [jobId])).toHaveLength(1);
+    expect(first.recordings).toMatchObject([{ fileId: file.fileId, status: 'ready' }]);
+    expect(await query('select submission_id from files where job_id = $1', [jobId])).toEqual([{ submission_id: submit.fileId }]);
 
-    // The same action under a new transition id is a second submission, as a second call would be.
-    const again = await applyJobAction(orm.em.fork(), { ...submit, transitionId: randomUUID(), fileId: randomUUID() }, secrets);
+    // The same action under a new transition id is a second submission, as a second call would be: of another file.
+    await expect(applyJobAction(orm.em.fork(), { ...submit, transitionId: randomUUID(), fileId: randomUUID() }, secrets)).rejects.toMatchObject({ code: 'file_in_use' });
+    const again = await applyJobAction(orm.em.fork(), { ...submit, transitionId: randomUUID(), fileId: randomUUID(), recording: await fileRow(account) }, secrets);
     expect(again.recordings).toHaveLength(2);
   });
 });

@@ -6,6 +6,7 @@ import { startFakeFcm, type FakeFcm, type FakeFcmOptions } from '../../src/dev/f
 import { call, sampleMessage, type TestAccount } from './api.ts';
 import { query } from './db.ts';
 import { newSegment, registerDevices } from './devices.ts';
+import { fileRow } from './files.ts';
 import { writeServiceAccount } from './fcm.ts';
 import { ok } from './http-assertions.ts';
 import { killWorker, startApiInstance, startWorkerProcess } from './instances.ts';
@@ -48,14 +49,13 @@ export async function createMessage(account: Caller, fields: Record<string, unkn
 }
 
 /**
- * A READY rich message that plays a new stock recording: POST /stock/create, then POST /slot/create/fromStock with the
- * spec's from-stock body (the sample without filterId, priority, favourite and channel) and `fields`.
+ * A READY rich message that plays a new stock recording: a ready file (a row as processing leaves it: these tests send
+ * the message, not its audio), POST /stock/create, then POST /slot/create/fromStock with the spec's from-stock body (the
+ * sample without filterId, priority, favourite and channel) and `fields`.
  */
 export async function newStockMessage(account: Caller, fields: Record<string, unknown> = {}): Promise<{ stock: any; message: any }> {
-  const stock = ok(
-    await call('POST', '/stock/create', { ...as(account), body: { appId: account.appId, title: 'Stock jingle', url: 'https://cdn.example.com/stock-jingle.m4a', richPushLevel: 'TORSO' } }),
-    201,
-  );
+  const { fileId } = await fileRow(account);
+  const stock = ok(await call('POST', '/stock/create', { ...as(account), body: { appId: account.appId, title: 'Stock jingle', fileId, richPushLevel: 'TORSO' } }), 201);
   const { priority: _priority, favourite: _favourite, channel: _channel, ...fromStock } = sampleMessage(account.appId);
   const slot = ok(await call('POST', `/slot/create/fromStock?stockId=${stock.stockId}`, { ...as(account), body: { ...fromStock, ...fields } }), 201);
   return { stock, message: slot.notification };

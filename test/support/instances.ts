@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { freePort } from '../../src/dev/free-port.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
-import { closeApiServices, createApiServices, type ApiSettings } from '../../src/service/compose.ts';
+import { closeApiServices, createApiServices, localStorageRoot, type ApiSettings } from '../../src/service/compose.ts';
 import { startEntryPoint } from './entry-point.ts';
 
 /** An address nothing listens on: a dependency that is down. */
@@ -36,6 +36,7 @@ export async function startApiInstance(overrides: Partial<ApiSettings> = {}): Pr
     publicUrl: inject('apiUrl'),
     delivery: inject('delivery'),
     logger: createLogger('silent'),
+    files: suiteFileSettings(),
     ...overrides,
   });
   const api = await startApiServer(0, services, '127.0.0.1');
@@ -47,6 +48,14 @@ export async function startApiInstance(overrides: Partial<ApiSettings> = {}): Pr
     },
   };
 }
+
+/** The recording settings of the suite's service: its storage folder, its ffmpeg, its limits. */
+export const suiteFileSettings = () => ({
+  storage: { driver: 'local' as const, root: localStorageRoot(inject('dataDir')) },
+  limits: { maxBytes: inject('recordingMaxBytes'), maxSeconds: 120 },
+  retentionDays: 30,
+  media: { available: true as const, ffmpeg: { path: inject('ffmpegPath'), version: 'suite' } },
+});
 
 /** A TCP port free on loopback right now, for a child process's listener that must be named before it starts. */
 export { freePort };
@@ -64,6 +73,10 @@ const serviceEnv = (taskQueue: string): NodeJS.ProcessEnv => ({
   LOG_LEVEL: 'info',
   // The suite's bundle, as the image's workers load theirs: no child worker spends seconds bundling at start.
   WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
+  // The suite's ffmpeg and storage folder, shared with the suite's service.
+  FFMPEG_PATH: inject('ffmpegPath'),
+  DATA_DIR: inject('dataDir'),
+  RECORDING_MAX_BYTES: String(inject('recordingMaxBytes')),
 });
 
 /**

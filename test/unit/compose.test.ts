@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
+import { ffmpegTool } from '../../src/dev/ffmpeg-tool.ts';
 import { launchEnvironmentOf, nodeFlagsOf, workerEntryPoint } from '../../src/main/node-flags.ts';
 import { taskQueuesOfRole } from '../../src/service/worker-process.ts';
 import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
@@ -28,6 +29,7 @@ interface ComposeService {
   ports?: Array<string | number | { target?: number; published?: string | number }>;
   expose?: Array<string | number>;
   cpu_shares?: number;
+  volumes?: string[];
 }
 
 function loadCompose(): Record<string, ComposeService> {
@@ -284,6 +286,22 @@ describe('Dockerfile', () => {
     expect(JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).scripts['bundle:workflows']).toBe('node src/main/bundle-workflows.ts');
     expect(text.indexOf(build![0])).toBeLessThan(text.search(/^\s*USER\s+node/m));
     expect(loadConfig('worker', { ...resolvedEnvironment(service('worker')), WORKFLOW_BUNDLE_PATH: env![1] }).WORKFLOW_BUNDLE_PATH).toBe(env![1]);
+  });
+
+  it('ships the ffmpeg that npm start and the tests install, with FFMPEG_PATH pointing at it, and a data folder the node user owns', () => {
+    const text = dockerfile();
+    const tool = ffmpegTool('linux', 'x64')!;
+    expect(text).toContain(`pip install --no-cache-dir --target /opt/imageio ${tool.pipPackage}==${tool.version}`);
+    const path = /^\s*ENV\s+FFMPEG_PATH=(\S+)\s*$/m.exec(text)?.[1];
+    expect(path).toBeDefined();
+    expect(text).toMatch(new RegExp(`^\\s*COPY\\s+--from=ffmpeg\\s+\\S+\\s+${path!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'm'));
+    const dataDir = /^\s*ENV\s+DATA_DIR=(\S+)\s*$/m.exec(text)?.[1];
+    expect(text).toContain(`chown node:node ${dataDir}`);
+    // The api and the bulk worker share the folder the local driver keeps files in.
+    for (const name of ['api', 'worker']) {
+      expect(service(name).volumes, name).toContain(`recording-files:${dataDir}`);
+      expect(resolvedEnvironment(service(name)).DATA_DIR, name).toBe(dataDir);
+    }
   });
 
   it('runs the api as the unprivileged node user', () => {

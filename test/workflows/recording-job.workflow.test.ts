@@ -11,6 +11,7 @@ import { AccountId, AppId, EntityId, EntityType, JobStatus } from '../../src/san
 import { acceptJob, cancelJob, createJob, executeJob, jobState, selectRecording, submitRecording, updateJob, type CreateJobArgs } from '../../workflows/recording-job.contract.ts';
 import { createRecordingJobRun, recordingJobHandle } from '../../src/temporal/starters/recording-job.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
+import { fileRow } from '../support/files.ts';
 import { newMessage } from '../support/jobs.ts';
 import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
@@ -103,8 +104,10 @@ describe('recordingJob workflow', () => {
 
     const assigned = await handle.executeUpdate(executeJob);
     expect(assigned.status).toBe('ASSIGNED');
-    const { job: submitted, fileId } = await handle.executeUpdate(submitRecording, { args: [{ url: 'https://cdn.example.com/wf.m4a', fileName: 'wf.m4a' }] });
-    expect(submitted).toMatchObject({ status: 'SUBMITTED', recordings: [expect.objectContaining({ fileId, url: 'https://cdn.example.com/wf.m4a' })] });
+    const take = await fileRow(account);
+    const { job: submitted } = await handle.executeUpdate(submitRecording, { args: [{ ...take, fileName: 'wf.m4a' }] });
+    const { fileId, url } = take;
+    expect(submitted).toMatchObject({ status: 'SUBMITTED', recordings: [expect.objectContaining({ fileId, url, status: 'ready' })] });
     const selected = await handle.executeUpdate(selectRecording, { args: [{ fileId }] });
     expect(selected).toMatchObject({ status: 'SELECTED', selectedFileId: fileId });
     const accepted = await handle.executeUpdate(acceptJob);
@@ -114,7 +117,7 @@ describe('recordingJob workflow', () => {
     expect(await handle.result()).toEqual(accepted);
     expect(await apiJob(account, jobId)).toEqual(accepted);
     const message = (await call('GET', `/notification/get?id=${notificationId}`, { token: account.apiKey })).body;
-    expect(message).toMatchObject({ status: 'READY', recording: { fileId, url: 'https://cdn.example.com/wf.m4a' } });
+    expect(message).toMatchObject({ status: 'READY', recording: { fileId, url, durationMs: 1500, contentType: 'audio/mp4' } });
     expect((await runIds(handle)).latest).toBe((await runIds(handle)).first);
     await recordHistoryIfAsked(handle, 'recording-job');
   });
@@ -162,7 +165,8 @@ describe('recordingJob workflow', () => {
     const refused = await call('POST', `/job/accept?id=${jobId}`, { token: account.apiKey });
     expect(refused.status).toBe(409);
     expect(refused.body.error.message).toBe('The job is ASSIGNED; POST /job/accept requires SELECTED');
-    const { fileId } = await handle.executeUpdate(submitRecording, { args: [{ url: 'https://cdn.example.com/long.m4a' }] });
+    const { fileId } = await fileRow(account);
+    await handle.executeUpdate(submitRecording, { args: [{ fileId, url: 'https://push.example.com/long.m4a' }] });
     const selected = await call('POST', `/richPush/select?file_id=${fileId}`, { token: account.apiKey });
     expect(selected.status).toBe(200);
     const accepted = await handle.executeUpdate(acceptJob);

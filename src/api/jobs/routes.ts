@@ -9,17 +9,18 @@ import {
 } from '../../domain/jobs/job-actions.ts';
 import { withArtistLink, withArtistLinks } from '../../domain/artist-links/show-artist-links.ts';
 import type { JobView } from '../../domain/jobs/job-view.ts';
-import { getRecordingJob, listRecordingJobs } from '../../domain/jobs/read-jobs.ts';
+import { getRecordingJob, listJobTakes, listRecordingJobs } from '../../domain/jobs/read-jobs.ts';
 import { defineRoute, type RequestContext } from '../../http/route.ts';
-import { artistLinkDeps, jobDeps } from '../request-deps.ts';
+import { jobFilesSchema, toFileResponse } from '../files/schemas.ts';
+import { artistLinkDeps, jobDeps, submitDeps } from '../request-deps.ts';
 import {
   createJobBody,
-  fileIdQuery,
   jobIdQuery,
   jobPage,
   jobSchema,
   listJobsQuery,
   recordingBody,
+  selectQuery,
   submittedRecordingSchema,
   updateJobBody,
 } from './schemas.ts';
@@ -82,15 +83,22 @@ export const jobRoutes = [
     method: 'post',
     path: '/job/recording',
     operationId: 'submitRecording',
-    summary: 'The artist submits a recording (ASSIGNED or SUBMITTED → SUBMITTED; emits job.recording_submitted)',
+    summary: 'Submit a take: an uploaded file, or a URL the service fetches (ASSIGNED or SUBMITTED → SUBMITTED; emits job.recording_submitted)',
     tag,
     auth: 'account',
     interactive: true,
     query: jobIdQuery,
     body: recordingBody,
-    responses: { 201: { description: 'The stored recording and the job', schema: submittedRecordingSchema }, 404: notFound, 409: invalidState },
+    responses: {
+      201: { description: 'The take (processing until its file is ready) and the job', schema: submittedRecordingSchema },
+      404: { description: 'No such job, or no such file of the job’s app, in this account' },
+      409: { description: 'Not allowed from the job’s state (`invalid_state`), or the file is already a take (`file_in_use`)' },
+      422: { description: 'The file was rejected (`file_rejected`), or the URL may not be fetched (`invalid_url`)' },
+      503: { description: 'This deployment cannot process recordings now (`media_unavailable`); or Postgres or Temporal is out of reach' },
+    },
     handler: async ({ query, body }, ctx) => {
-      const submitted = await submitJobRecording(jobDeps(ctx), ctx.account.id, query.id, body);
+      const take = body.fileId !== undefined ? { fileId: body.fileId } : { url: body.url!, fileName: body.fileName };
+      const submitted = await submitJobRecording(submitDeps(ctx), ctx.account.id, query.id, take);
       return { status: 201, body: { ...submitted, job: await shown(ctx, submitted.job) } };
     },
   }),
@@ -99,12 +107,17 @@ export const jobRoutes = [
     path: '/richPush/select',
     aliases: ['/job/select'],
     operationId: 'selectRecording',
-    summary: 'Select one of the job’s recordings (SUBMITTED or SELECTED → SELECTED)',
+    summary: 'Select one of the job’s takes, once ready (SUBMITTED or SELECTED → SELECTED)',
     tag,
     auth: 'account',
     interactive: true,
-    query: fileIdQuery,
-    responses: { 200: job, 404: notFound, 409: invalidState },
+    query: selectQuery,
+    responses: {
+      200: job,
+      404: notFound,
+      409: { description: 'Not allowed from the job’s state (`invalid_state`), or the take is still processing (`file_not_ready`)' },
+      422: { description: 'The take was rejected (`file_rejected`)' },
+    },
     handler: async ({ query }, ctx) => ({ status: 200, body: await shown(ctx, selectJobRecording(jobDeps(ctx), ctx.account.id, query.file_id)) }),
   }),
   defineRoute({
@@ -142,6 +155,18 @@ export const jobRoutes = [
     query: jobIdQuery,
     responses: { 200: { description: 'The job', schema: jobSchema }, 404: notFound },
     handler: async ({ query }, ctx) => ({ status: 200, body: await shown(ctx, getRecordingJob(ctx.em, ctx.account.id, query.id)) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/job/files',
+    operationId: 'listJobFiles',
+    summary: 'List the job’s takes, oldest first, with their status',
+    tag,
+    auth: 'account',
+    interactive: true,
+    query: jobIdQuery,
+    responses: { 200: { description: 'The takes', schema: jobFilesSchema }, 404: notFound },
+    handler: async ({ query }, { em, account }) => ({ status: 200, body: { jobId: query.id, items: (await listJobTakes(em, account.id, query.id)).map(toFileResponse) } }),
   }),
   defineRoute({
     method: 'get',

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/ingest/normalise/envelope.ts';
+import { fileStatuses } from '../../persistence/entities/recording-file.ts';
 import { jobStatuses } from '../../sandbox-safe/job-transitions.ts';
+import { fileIdSchema, fileNameSchema } from '../files/schemas.ts';
 import { paginationQuery, pageOf, timestamp, trimmedText } from '../shared-schemas.ts';
 
 const epochMs = z.number().int().min(0).max(8_640_000_000_000_000).meta({ description: 'Epoch milliseconds.' });
@@ -62,25 +64,32 @@ export const updateJobBody = z
 
 export const recordingBody = z
   .strictObject({
-    url: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048),
-    fileName: z.string().min(1).max(255).optional(),
-    mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as audio/mpeg').max(100).optional(),
-    durationMs: z.number().int().min(0).max(86_400_000).optional(),
-    sizeBytes: z.number().int().min(0).max(10 * 1024 ** 3).optional(),
+    fileId: fileIdSchema.optional().meta({ description: 'A file of the job’s app, uploaded with POST /file/upload and no job’s take yet.' }),
+    url: z
+      .url({ protocol: /^https$/, error: 'must be an https URL' })
+      .max(2048)
+      .optional()
+      .meta({ description: 'Kept for compatibility: the service fetches it (public addresses only, at most RECORDING_MAX_BYTES) and checks it like an upload.' }),
+    fileName: fileNameSchema.optional().meta({ description: 'With `url`: the name to show; the URL’s last segment by default.' }),
   })
-  .meta({ id: 'SubmitRecording' });
+  .refine((take) => (take.fileId === undefined) !== (take.url === undefined), { message: 'send fileId or url, one of them', path: ['fileId'] })
+  .refine((take) => take.fileName === undefined || take.url !== undefined, { message: 'goes with url (a file keeps its own name)', path: ['fileName'] })
+  .meta({ id: 'SubmitRecording', description: 'One of `fileId` and `url`.' });
 
 export const jobIdQuery = z.object({ id: z.uuid() });
-export const fileIdQuery = z.object({ file_id: z.uuid() });
+export const selectQuery = z.object({ file_id: fileIdSchema });
 export const listJobsQuery = z.object({ appId: z.uuid().optional(), status: z.enum(jobStatuses).optional(), ...paginationQuery });
 
 export const recordingSchema = z
   .object({
-    fileId: z.uuid(),
+    fileId: z.string().meta({ description: 'The take’s file, `fil_…` (GET /file/get).' }),
     jobId: z.uuid(),
-    url: z.string(),
+    status: z.enum(fileStatuses),
+    reason: z.string().nullable(),
+    detail: z.string().nullable(),
+    url: z.string().meta({ description: 'Its playback URL, which answers once it is ready.' }),
     fileName: z.string().nullable(),
-    mimeType: z.string().nullable(),
+    contentType: z.string().nullable(),
     durationMs: z.number().int().nullable(),
     sizeBytes: z.number().int().nullable(),
     createdAt: timestamp,
@@ -111,7 +120,7 @@ export const jobSchema = z
     isStock: z.number().int(),
     filterId: z.string().nullable(),
     status: z.enum(jobStatuses),
-    selectedFileId: z.uuid().nullable(),
+    selectedFileId: z.string().nullable(),
     recordings: z.array(recordingSchema),
     artistLink: artistLinkSchema
       .nullable()

@@ -81,7 +81,13 @@ export const notificationSchema = z
     status: z.enum(notificationStatuses),
     conversion: conversionGoal,
     recording: z
-      .object({ url: z.string(), fileId: z.uuid().nullable(), stockId: z.uuid().nullable() })
+      .object({
+        url: z.string().meta({ description: 'Where devices play it, without a key (the file’s `url`).' }),
+        fileId: z.string().nullable(),
+        stockId: z.uuid().nullable(),
+        durationMs: z.number().int().nullable(),
+        contentType: z.string().nullable().meta({ description: '`audio/mp4` for a file the service holds.' }),
+      })
       .nullable()
       .meta({ description: 'What the message plays once READY: the accepted job recording or a stock recording.' }),
     createdAt: timestamp,
@@ -216,7 +222,15 @@ export function toNotificationResponse(n: Notification): z.infer<typeof notifica
     channel: n.channel,
     status: n.status,
     conversion: n.conversion ?? null,
-    recording: n.recordingUrl ? { url: n.recordingUrl, fileId: n.recordingFileId ?? null, stockId: n.recordingStockId ?? null } : null,
+    recording: n.recordingUrl
+      ? {
+          url: n.recordingUrl,
+          fileId: n.recordingFileId ?? null,
+          stockId: n.recordingStockId ?? null,
+          durationMs: n.recordingDurationMs ?? null,
+          contentType: n.recordingContentType ?? null,
+        }
+      : null,
     createdAt: n.createdAt.toISOString(),
     updatedAt: n.updatedAt.toISOString(),
   };

@@ -2,6 +2,7 @@ import { createSlotFromStock } from '../../domain/stock/create-slot-from-stock.t
 import { createStock } from '../../domain/stock/create-stock.ts';
 import { listStock } from '../../domain/stock/list-stock.ts';
 import { defineRoute } from '../../http/route.ts';
+import { fileDeps } from '../request-deps.ts';
 import { toNotificationResponse } from '../notifications/schemas.ts';
 import { createStockBody, listStockQuery, slotFromStockBody, slotSchema, stockIdQuery, stockPage, stockSchema, toStockResponse } from './schemas.ts';
 import { toPageResponse } from '../shared-schemas.ts';
@@ -17,8 +18,17 @@ export const stockRoutes = [
     tag,
     auth: 'account',
     body: createStockBody,
-    responses: { 201: { description: 'The stock item', schema: stockSchema }, 404: { description: 'The appId is not one of the account’s apps' } },
-    handler: async ({ body }, { em, account }) => ({ status: 201, body: toStockResponse(await createStock(em, account.id, body)) }),
+    responses: {
+      201: { description: 'The stock item', schema: stockSchema },
+      404: { description: 'The appId is not one of the account’s apps, or the fileId none of its files' },
+      422: { description: 'The file was rejected (`file_rejected`), or the URL may not be fetched (`invalid_url`)' },
+      503: { description: 'This deployment cannot process recordings now (`media_unavailable`); or Postgres or Temporal is out of reach' },
+    },
+    handler: async ({ body }, ctx) => {
+      const { fileId, url, ...fields } = body;
+      const recording = fileId !== undefined ? { fileId } : { url: url! };
+      return { status: 201, body: toStockResponse(await createStock({ ...fileDeps(ctx), outbound: ctx.services.outbound }, ctx.account.id, { ...fields, recording })) };
+    },
   }),
   defineRoute({
     method: 'get',
@@ -47,7 +57,8 @@ export const stockRoutes = [
     responses: {
       201: { description: 'The slot and its message', schema: slotSchema },
       404: { description: 'No such stock item or app in this account' },
-      422: { description: 'The filterId names no segment of the app (`unknown_segment`)' },
+      409: { description: 'The stock’s file is still processing (`file_not_ready`)' },
+      422: { description: 'The filterId names no segment of the app (`unknown_segment`), or the stock’s file was rejected (`file_rejected`)' },
     },
     handler: async ({ query, body }, { em, account }) => {
       const { slot, notification } = await createSlotFromStock(em, account.id, query.stockId, body);

@@ -31,12 +31,12 @@ export const eventTypeCatalogue = {
     },
   },
   'job.recording_submitted': {
-    description: 'The artist submitted a recording for a job.',
-    exampleResult: { jobId: '…', fileId: '…', url: 'https://cdn.example.com/take-1.m4a' },
+    description: 'A take was submitted for a job (it may still be processing: GET /file/get tells when it is ready).',
+    exampleResult: { jobId: '…', fileId: 'fil_…', url: 'https://push.example.com/recordings/fil_…/….m4a', fileName: 'take-1.wav' },
   },
   'job.accepted': {
     description: 'A job was accepted; its message now carries the selected recording and is READY.',
-    exampleResult: { jobId: '…', notificationId: '…', fileId: '…' },
+    exampleResult: { jobId: '…', notificationId: '…', fileId: 'fil_…', url: 'https://push.example.com/recordings/fil_…/….m4a' },
   },
   'job.cancelled': {
     description: 'A job was cancelled; its message is back in DRAFT.',

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { Job } from '../../persistence/entities/job.ts';
-import { JobFile } from '../../persistence/entities/job-file.ts';
+import { RecordingFile } from '../../persistence/entities/recording-file.ts';
+import { requireReadyFile } from '../files/find-owned-file.ts';
+import { playbackOf } from '../files/playback-of.ts';
 import { Notification } from '../../persistence/entities/notification.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { mintArtistLink } from '../artist-links/mint-artist-link.ts';
@@ -49,20 +51,20 @@ export async function applyJobAction(
         break;
       }
       case 'submitRecording':
-        tx.create(JobFile, { id: input.fileId, accountId: job.accountId, jobId: job.id, ...nullsFor(input.recording) });
+        await takeFile(tx, job, input.recording.fileId, input.fileId);
         break;
       case 'select': {
-        const file = await tx.findOne(JobFile, { id: input.fileId, jobId: job.id });
+        const file = await tx.findOne(RecordingFile, { id: input.fileId, jobId: job.id, submissionId: { $ne: null } });
         if (!file) throw notFound('Recording');
+        requireReadyFile(file);
         job.selectedFileId = file.id;
         break;
       }
       case 'accept': {
-        const file = await tx.findOneOrFail(JobFile, { id: job.selectedFileId! });
+        const file = await tx.findOneOrFail(RecordingFile, { id: job.selectedFileId! });
         const notification = await tx.findOneOrFail(Notification, { id: job.notificationId });
         notification.status = 'READY';
-        notification.recordingUrl = file.url;
-        notification.recordingFileId = file.id;
+        Object.assign(notification, playbackOf(file));
         break;
       }
       case 'cancel': {
@@ -83,10 +85,21 @@ export async function applyJobAction(
 
 const definedOnly = (changes: JobChanges) => Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
 
-const nullsFor = (recording: RecordingInput) => ({
-  url: recording.url,
-  fileName: recording.fileName ?? null,
-  mimeType: recording.mimeType ?? null,
-  durationMs: recording.durationMs ?? null,
-  sizeBytes: recording.sizeBytes ?? null,
-});
+/**
+ * Makes the file a take of the job, named by `submissionId`, the id the job's workflow gave this SUBMITTED step. The
+ * file must be of the job's account and app, and no other job's take, nor this job's already. Its status is not
+ * checked here: a file submitted while it processed (a URL, an artist's upload) may have been rejected since, and is
+ * then a rejected take (the caller refuses a file that was rejected before).
+ */
+async function takeFile(tx: EntityManager, job: Job, fileId: string, submissionId: string): Promise<void> {
+  const file = await tx.findOne(RecordingFile, { id: fileId, accountId: job.accountId, appId: job.appId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!file) throw notFound('File');
+  if (file.submissionId != null || (file.jobId != null && file.jobId !== job.id)) throw takenAlready(file);
+  file.jobId = job.id;
+  file.submissionId = submissionId;
+  file.submittedAt = new Date();
+}
+
+/** A file is a take of one job, once. */
+export const takenAlready = (file: RecordingFile) =>
+  new DomainError('file_in_use', `File ${file.id} is already a take of ${file.jobId === null ? 'a job' : `job ${file.jobId}`}`);

@@ -1,21 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Job } from '../../persistence/entities/job.ts';
-import { JobFile } from '../../persistence/entities/job-file.ts';
+import { RecordingFile } from '../../persistence/entities/recording-file.ts';
 import { jobWorkflowId } from '../../../workflows/recording-job.contract.ts';
 import type { JobView, RecordingView } from './job-view.ts';
 
-export const toRecordingView = (file: JobFile): RecordingView => ({
+export const toRecordingView = (file: RecordingFile): RecordingView => ({
   fileId: file.id,
-  jobId: file.jobId,
+  jobId: file.jobId!,
+  status: file.status,
+  reason: file.reason ?? null,
+  detail: file.detail ?? null,
   url: file.url,
   fileName: file.fileName ?? null,
-  mimeType: file.mimeType ?? null,
+  contentType: file.contentType ?? null,
   durationMs: file.durationMs ?? null,
   sizeBytes: file.sizeBytes ?? null,
   createdAt: file.createdAt.toISOString(),
 });
 
-export function toJobView(job: Job, files: JobFile[]): JobView {
+export function toJobView(job: Job, files: RecordingFile[]): JobView {
   return {
     id: job.id,
     appId: job.appId,
@@ -40,8 +43,13 @@ export function toJobView(job: Job, files: JobFile[]): JobView {
   };
 }
 
+/** The takes of these jobs (files submitted to them), oldest first. */
+export function loadTakes(em: EntityManager, jobIds: string[]): Promise<RecordingFile[]> {
+  if (jobIds.length === 0) return Promise.resolve([]);
+  return em.find(RecordingFile, { jobId: { $in: jobIds }, submissionId: { $ne: null } }, { orderBy: { submittedAt: 'asc', id: 'asc' } });
+}
+
 /** The view of one job with its recordings, oldest recording first. */
 export async function loadJobView(em: EntityManager, job: Job): Promise<JobView> {
-  const files = await em.find(JobFile, { jobId: job.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  return toJobView(job, files);
+  return toJobView(job, await loadTakes(em, [job.id]));
 }

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import { Job } from '../../persistence/entities/job.ts';
-import { JobFile } from '../../persistence/entities/job-file.ts';
+import type { RecordingFile } from '../../persistence/entities/recording-file.ts';
 import { paginate, type Page } from '../../persistence/paginate.ts';
 import { findOwnedJob } from './find-owned-job.ts';
-import { loadJobView, toJobView } from './job-records.ts';
+import { loadJobView, loadTakes, toJobView } from './job-records.ts';
 import type { JobStatus } from '../../sandbox-safe/job-transitions.ts';
 import type { JobView } from './job-view.ts';
 
@@ -21,11 +21,15 @@ export async function listRecordingJobs(
   if (filter.appId) where.appId = filter.appId;
   if (filter.status) where.status = filter.status;
   const page = await paginate(em, Job, where, filter);
-  const files = page.items.length
-    ? await em.find(JobFile, { jobId: { $in: page.items.map((job) => job.id) } }, { orderBy: { createdAt: 'asc', id: 'asc' } })
-    : [];
+  const files = await loadTakes(em, page.items.map((job) => job.id));
   return {
     items: page.items.map((job) => toJobView(job, files.filter((file) => file.jobId === job.id))),
     nextCursor: page.nextCursor,
   };
+}
+
+/** A job's takes, oldest first: the files submitted to it, whatever their status. */
+export async function listJobTakes(em: EntityManager, accountId: string, jobId: string): Promise<RecordingFile[]> {
+  const job = await findOwnedJob(em, accountId, jobId);
+  return loadTakes(em, [job.id]);
 }

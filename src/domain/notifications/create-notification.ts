@@ -32,6 +32,9 @@ export interface InitialPlayback {
   status: NotificationStatus;
   recordingUrl: string | null;
   recordingStockId: string | null;
+  recordingFileId?: string | null;
+  recordingDurationMs?: number | null;
+  recordingContentType?: string | null;
 }
 
 const withoutRecording = (type: string): InitialPlayback => ({ status: type === 'PUSH' ? 'READY' : 'DRAFT', recordingUrl: null, recordingStockId: null });

@@ -16,12 +16,12 @@ import { ExperienceVersion } from './experience-version.ts';
 import { IdempotencyKey } from './idempotency-key.ts';
 import { InboundEvent } from './inbound-event.ts';
 import { Job } from './job.ts';
-import { JobFile } from './job-file.ts';
 import { Notification } from './notification.ts';
 import { OutboundEvent } from './outbound-event.ts';
 import { PushPace } from './push-pace.ts';
 import { PushSend } from './push-send.ts';
 import { RateLimitBucket } from './rate-limit-bucket.ts';
+import { RecordingFile } from './recording-file.ts';
 import { Segment } from './segment.ts';
 import { Slot } from './slot.ts';
 import { Stock } from './stock.ts';
@@ -46,12 +46,12 @@ export {
   IdempotencyKey,
   InboundEvent,
   Job,
-  JobFile,
   Notification,
   OutboundEvent,
   PushPace,
   PushSend,
   RateLimitBucket,
+  RecordingFile,
   Segment,
   Slot,
   Stock,
@@ -66,7 +66,7 @@ export const entities = [
   Delivery,
   DeliveryAttempt,
   Job,
-  JobFile,
+  RecordingFile,
   ArtistLink,
   Stock,
   Slot,

@@ -29,7 +29,8 @@ export const Job = defineEntity({
     isStock: p.integer(),
     filterId: p.string().length(128).nullable(),
     status: p.enum(jobStatuses),
-    selectedFileId: p.uuid().nullable(),
+    /** The take selected: a file (`fil_…`) submitted to this job. */
+    selectedFileId: p.string().length(40).nullable(),
     lastTransitionId: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: updatedAtProperty(),

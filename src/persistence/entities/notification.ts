@@ -38,8 +38,11 @@ export const Notification = defineEntity({
     status: p.enum(notificationStatuses),
     /** The recording the message plays: the accepted job recording, or the stock recording of a slot. */
     recordingUrl: p.text().nullable(),
-    recordingFileId: p.uuid().nullable(),
+    recordingFileId: p.string().length(40).nullable(),
     recordingStockId: p.uuid().nullable(),
+    /** The recording's length and type (`audio/mp4`), when the service holds its file. */
+    recordingDurationMs: p.integer().nullable(),
+    recordingContentType: p.string().length(100).nullable(),
     conversion: storedJson(conversionGoalSchema).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: updatedAtProperty(),

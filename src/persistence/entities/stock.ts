@@ -11,7 +11,10 @@ export const Stock = defineEntity({
     accountId: () => p.manyToOne(Account).mapToPk().fieldName('account_id'),
     appId: () => p.manyToOne(App).mapToPk().fieldName('app_id'),
     title: p.string().length(200),
+    /** The playback URL of its file. */
     url: p.text(),
+    /** The file it plays (`fil_…`); null for stock made before the service held files. */
+    fileId: p.string().length(40).nullable(),
     richPushLevel: p.string().length(32).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },

@@ -18,6 +18,7 @@ import { Migration20261128000000_local_time_sends } from './Migration20261128000
 import { Migration20261128010000_frequency_caps } from './Migration20261128010000_frequency_caps.ts';
 import { Migration20261128020000_quiet_hours } from './Migration20261128020000_quiet_hours.ts';
 import { Migration20261128030000_conversions } from './Migration20261128030000_conversions.ts';
+import { Migration20261129000000_recording_files } from './Migration20261129000000_recording_files.ts';
 import { Migration20261129100000_artist_links } from './Migration20261129100000_artist_links.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
@@ -41,5 +42,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128010000_frequency_caps', class: Migration20261128010000_frequency_caps },
   { name: 'Migration20261128020000_quiet_hours', class: Migration20261128020000_quiet_hours },
   { name: 'Migration20261128030000_conversions', class: Migration20261128030000_conversions },
+  { name: 'Migration20261129000000_recording_files', class: Migration20261129000000_recording_files },
   { name: 'Migration20261129100000_artist_links', class: Migration20261129100000_artist_links },
 ];

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { call, type ApiResponse, type TestAccount } from './api.ts';
+import { sineWav } from './audio.ts';
+import { query } from './db.ts';
+import { until } from './wait.ts';
+
+/** A take the tests can afford to process many times: 1.5 s of a sine, mono, 22.05 kHz. */
+export const shortTake = () => sineWav({ seconds: 1.5, sampleRate: 22_050, peakDbfs: -18 });
+
+export interface UploadOptions {
+  fileName?: string;
+  /** `audio/wav` by default; null sends no Content-Type. */
+  contentType?: string | null;
+  appId?: string;
+  baseUrl?: string;
+}
+
+/** POST /file/upload with the bytes as the body, as a client would send a file. */
+export function uploadFile(account: TestAccount, bytes: Buffer, options: UploadOptions = {}): Promise<ApiResponse> {
+  const query = new URLSearchParams({ appId: options.appId ?? account.appId, ...(options.fileName === undefined ? {} : { fileName: options.fileName }) });
+  const contentType = options.contentType === undefined ? 'audio/wav' : options.contentType;
+  return call('POST', `/file/upload?${query.toString()}`, {
+    token: account.apiKey,
+    rawBody: bytes,
+    headers: contentType === null ? {} : { 'content-type': contentType },
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+  });
+}
+
+/** The file once its processing has decided it (`ready` or `rejected`), as GET /file/get answers it. */
+export async function settledFile(account: TestAccount, fileId: string, options: { timeoutMs?: number; baseUrl?: string } = {}): Promise<any> {
+  const read = async () => (await call('GET', `/file/get?id=${fileId}`, { token: account.apiKey, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) })).body;
+  return until(`file ${fileId} processed`, read, (file) => file?.status === 'ready' || file?.status === 'rejected', { timeoutMs: options.timeoutMs ?? 60_000, intervalMs: 200 });
+}
+
+/** An uploaded file, processed and ready. */
+export async function readyFile(account: TestAccount, bytes: Buffer = shortTake(), options: UploadOptions = {}): Promise<any> {
+  const uploaded = await uploadFile(account, bytes, options);
+  if (uploaded.status !== 202) throw new Error(`upload failed: ${uploaded.status} ${JSON.stringify(uploaded.body)}`);
+  const file = await settledFile(account, uploaded.body.fileId, options);
+  if (file.status !== 'ready') throw new Error(`the upload was ${file.status}: ${file.reason} ${file.detail}`);
+  return file;
+}
+
+/** A ready file submitted to the job as a take (POST /job/recording { fileId }): answers the take and the job. */
+export async function readyTake(account: TestAccount, jobId: string, bytes?: Buffer): Promise<any> {
+  const file = await readyFile(account, bytes);
+  const submitted = await call('POST', `/job/recording?id=${jobId}`, { token: account.apiKey, body: { fileId: file.fileId } });
+  if (submitted.status !== 201) throw new Error(`submit failed: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+  return submitted.body;
+}
+
+/**
+ * A file row written straight into the database, as processing would leave it, for tests of the job's steps that
+ * need a take and not its audio: `ready` (with a delivery key nothing is stored at) unless told otherwise.
+ */
+export async function fileRow(account: TestAccount, fields: { status?: 'processing' | 'ready' | 'rejected'; jobId?: string | null } = {}): Promise<{ fileId: string; url: string }> {
+  const fileId = `fil_${randomBytes(16).toString('base64url')}`;
+  const status = fields.status ?? 'ready';
+  const url = `https://push.example.com/recordings/${fileId}/${'a'.repeat(32)}.m4a`;
+  await query(
+    `insert into files (id, account_id, app_id, job_id, source, status, reason, detail, file_name, duration_ms, content_type, original_key, delivery_key, url, created_at, processed_at)
+     values ($1, $2, $3, $4, 'upload', $5, $6, $7, 'take.wav', $8, $9, $10, $11, $12, now(), now())`,
+    [
+      fileId,
+      account.accountId,
+      account.appId,
+      fields.jobId ?? null,
+      status,
+      status === 'rejected' ? 'silent' : null,
+      status === 'rejected' ? 'Its peak is digital silence, under -60 dBFS.' : null,
+      status === 'ready' ? 1500 : null,
+      status === 'ready' ? 'audio/mp4' : null,
+      `recordings/${account.accountId}/${fileId}/original`,
+      status === 'ready' ? `recordings/${account.accountId}/${fileId}/delivery.m4a` : null,
+      url,
+    ],
+  );
+  return { fileId, url };
+}
