@@ -4,6 +4,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { query } from '../support/db.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
+import { fileRow } from '../support/files.ts';
 import { newJob } from '../support/jobs.ts';
 import { temporalClient } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
@@ -154,7 +155,7 @@ describe('the artist’s link', () => {
       ['GET', `/job/get?id=${first.job.id}`],
       ['GET', '/job/list'],
       ['PUT', '/job/update', { id: first.job.id, title: 'Taken over' }],
-      ['POST', `/job/recording?id=${first.job.id}`, { url: 'https://cdn.example.com/take.m4a' }],
+      ['POST', `/job/recording?id=${first.job.id}`, { fileId: 'fil_AAAAAAAAAAAAAAAAAAAAAA' }],
       ['POST', `/job/accept?id=${first.job.id}`],
       ['POST', `/job/cancel?id=${first.job.id}`],
       ['GET', `/notification/get?id=${first.job.notificationId}`],
@@ -212,7 +213,7 @@ describe('the artist’s link', () => {
     const account = await newAccount();
     const token = account.apiKey;
     const { job, link } = await executed(account);
-    const take = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { url: 'https://cdn.example.com/take-1.m4a' } }), 201);
+    const take = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { fileId: (await fileRow(account)).fileId } }), 201);
     expect(take.job.artistLink).toEqual(link);
     ok(await artistJob(link));
     expect(ok(await call('POST', `/richPush/select?file_id=${take.fileId}`, { token })).artistLink).toEqual(link);
@@ -251,7 +252,7 @@ describe('the artist’s link', () => {
     });
 
     // Once a take is in (SUBMITTED), a new artist still gets a link of their own, and the one before dies.
-    ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { url: 'https://cdn.example.com/take-1.m4a' } }), 201);
+    ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { fileId: (await fileRow(account)).fileId } }), 201);
     const third: ArtistLink = ok(await call('PUT', '/job/update', { token, body: { id: job.id, artist: 'third@example.com' } })).artistLink;
     expect([link.url, second.url]).not.toContain(third.url);
     expectError(await artistJob(second), 410, 'link_expired');

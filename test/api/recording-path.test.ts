@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newAccount } from '../support/api.ts';
 import { sineWav } from '../support/audio.ts';
 import { createMessage, newAudience, scheduleSend, startFcmSendPath, waitForSend, type Caller, type FcmSendPath } from '../support/campaigns.ts';
@@ -28,7 +28,8 @@ describe('a recording from upload to the devices', () => {
     // Processed on this path's worker: ready, its length within 5 %.
     const file = await readyFile(account, sineWav({ seconds: 5, sampleRate: 48_000, channels: 2 }), { fileName: 'take-1.wav', baseUrl: account.baseUrl });
     expect(Math.abs(file.durationMs - 5000)).toBeLessThanOrEqual(250);
-    expect(file.url.startsWith(`${account.baseUrl}/recordings/${file.fileId}/`)).toBe(true);
+    // Made under PUBLIC_URL (the suite's API, which shares this path's storage folder).
+    expect(file.url.startsWith(`${inject('apiUrl')}/recordings/${file.fileId}/`)).toBe(true);
 
     const take = ok(await call('POST', `/job/recording?id=${job.id}`, { ...as, body: { fileId: file.fileId } }), 201);
     expect(take).toMatchObject({ fileId: file.fileId, status: 'ready', url: file.url, job: { status: 'SUBMITTED' } });

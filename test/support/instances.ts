@@ -99,6 +99,8 @@ export async function startApiProcess(taskQueue: string, env: NodeJS.ProcessEnv 
       ...serviceEnv(taskQueue),
       ADMIN_TOKEN: 'x'.repeat(32),
       PORT: String(port),
+      // The recording URLs its uploads get point at this API, which serves them from its own storage.
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       API_RATE_LIMIT_PER_SECOND: String(suiteApiRateLimit.perSecond),
       API_RATE_LIMIT_BURST: String(suiteApiRateLimit.burst),
       ...env,

@@ -115,11 +115,7 @@ describe('configuration', () => {
     expect(() => loadConfig('api', { ...validApi, RECORDING_MAX_BYTES: '50MB' })).toThrow(/RECORDING_MAX_BYTES is invalid/);
   });
 
-  it('takes PUBLIC_URL as an http(s) URL (the API and npm start), and RECORDING_RETENTION_DAYS of 1 to 3650 (the worker)', () => {
-    expect(loadConfig('api', { ...validApi, PUBLIC_URL: 'https://push.example.com' }).PUBLIC_URL).toBe('https://push.example.com');
-    expect(loadConfig('api', validApi).PUBLIC_URL).toBeUndefined();
-    expect(() => loadConfig('api', { ...validApi, PUBLIC_URL: 'push.example.com' })).toThrow(/PUBLIC_URL is invalid/);
-    expect(() => loadEmbeddedConfig({ PUBLIC_URL: 'ftp://push.example.com' })).toThrow(/PUBLIC_URL is invalid/);
+  it('takes RECORDING_RETENTION_DAYS of 1 to 3650 (the worker)', () => {
     expect(loadConfig('worker', validApi).RECORDING_RETENTION_DAYS).toBe(30);
     expect(loadConfig('worker', { ...validApi, RECORDING_RETENTION_DAYS: '7' }).RECORDING_RETENTION_DAYS).toBe(7);
     expect(() => loadConfig('worker', { ...validApi, RECORDING_RETENTION_DAYS: '0' })).toThrow(/RECORDING_RETENTION_DAYS is invalid/);
