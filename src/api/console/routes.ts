@@ -1,0 +1,78 @@
+import { closeConsoleSession } from '../../domain/console-sessions/close-console-session.ts';
+import { openConsoleSession } from '../../domain/console-sessions/open-console-session.ts';
+import { assertConsoleRequest, clearedConsoleCookie, consoleCookie, consoleCookieOf, type RequestPlace } from '../../http/console-session.ts';
+import { defineRoute, type RequestContext } from '../../http/route.ts';
+import { consoleSessionSchema, openConsoleSessionBody } from './schemas.ts';
+
+const tag = 'Console';
+
+/** A session's answers are the caller's alone. */
+const noStore = { 'Cache-Control': 'no-store' };
+
+const placeOf = ({ request, services }: RequestContext): RequestPlace => ({ ...request, publicUrl: services.publicUrl });
+
+const csrfRefused = { description: 'Not from this service’s own pages, or without `X-Console: 1` (`csrf_refused`)' };
+
+/**
+ * The console's sign-in (docs/console.md, "Sign-in and CSRF"): an API key in, an httpOnly session cookie out. Every
+ * other console call is a public API route, which takes that cookie as it takes a bearer key (src/http/auth.ts).
+ */
+export const consoleRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/console/session',
+    operationId: 'openConsoleSession',
+    summary: 'Sign in to the console with an API key: sets the session cookie (httpOnly, SameSite=Strict, 12 h)',
+    tag,
+    auth: 'none',
+    body: openConsoleSessionBody,
+    bodyLimit: 4096,
+    responses: {
+      201: { description: 'Signed in; `Set-Cookie` carries the session, which the browser sends and no script can read', schema: consoleSessionSchema },
+      401: { description: 'The key opens no account (`unauthorized`)' },
+      403: csrfRefused,
+    },
+    handler: async ({ body }, ctx) => {
+      // As any cookie-carried change: a page of another origin must not sign a browser in to an account of its choosing.
+      assertConsoleRequest('POST', placeOf(ctx));
+      const session = await openConsoleSession(ctx.em, body.apiKey);
+      return {
+        status: 201,
+        headers: { ...noStore, 'Set-Cookie': consoleCookie(placeOf(ctx), session.token, session.expiresAt) },
+        body: { accountId: session.accountId, expiresAt: session.expiresAt.toISOString() },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/console/session',
+    operationId: 'getConsoleSession',
+    summary: 'The account the console is signed in to, and until when',
+    tag,
+    auth: 'account',
+    responses: { 200: { description: 'The session’s account', schema: consoleSessionSchema } },
+    handler: async (_input, { account, consoleSession }) => ({
+      status: 200,
+      headers: noStore,
+      body: { accountId: account.id, expiresAt: consoleSession?.expiresAt.toISOString() ?? null },
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/console/logout',
+    operationId: 'closeConsoleSession',
+    summary: 'Sign out of the console: the session ends, and its cookie answers 401 from now on',
+    tag,
+    auth: 'none',
+    responses: { 204: { description: 'Signed out (also when no session was there); the cookie is cleared' }, 403: csrfRefused },
+    handler: async (_input, ctx) => {
+      const place = placeOf(ctx);
+      const token = consoleCookieOf(place);
+      if (token !== undefined) {
+        assertConsoleRequest('POST', place);
+        await closeConsoleSession(ctx.em, token);
+      }
+      return { status: 204, headers: { ...noStore, 'Set-Cookie': clearedConsoleCookie(place) } };
+    },
+  }),
+];
