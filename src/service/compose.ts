@@ -7,6 +7,7 @@ import { wakeIngestRelays } from '../persistence/outbox-channels.ts';
 import { createCoalescedWake } from '../outbox/coalesced-wake.ts';
 import { measureIngestBacklog } from '../domain/ingest/measure-ingest-backlog.ts';
 import { artistLinkGraceHoursDefault, ConfigError } from '../config.ts';
+import { defaultConsoleDir } from '../http/console-files.ts';
 import { adminRateLimitKey } from '../http/rate-limit.ts';
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
@@ -163,6 +164,8 @@ export interface ApiSettings extends Omit<ServiceSettings, 'push'> {
   apiRateLimit: RateLimit;
   ingestRateLimit: RateLimit;
   ingestBaseUrl?: string | undefined;
+  /** The console's build to serve; build/console of this checkout when unset. */
+  consoleDir?: string | undefined;
 }
 
 interface ApiRoleConfig {
@@ -229,6 +232,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
       }),
       baseUrl: settings.ingestBaseUrl,
     },
+    consoleDir: settings.consoleDir ?? defaultConsoleDir,
     metrics: createApiMetrics(settings.metrics ?? new Registry(), backlog),
   };
 }

@@ -54,7 +54,8 @@ describe('POST /console/session', () => {
 
   it('refuses a sign-in from another origin, or without X-Console: 1 (403 csrf_refused)', async () => {
     const { apiKey } = await newAccount();
-    for (const headers of [{ origin: 'http://evil.example', 'x-console': '1' }, { origin: ownOrigin() }, { 'x-console': '1' }]) {
+    const refusals: Array<Record<string, string>> = [{ origin: 'http://evil.example', 'x-console': '1' }, { origin: ownOrigin() }, { 'x-console': '1' }];
+    for (const headers of refusals) {
       const { response } = await signIn(apiKey, headers);
       expect(response.status, JSON.stringify(headers)).toBe(403);
       expect(response.body.error.code).toBe('csrf_refused');
@@ -82,13 +83,14 @@ describe('the console cookie on the API', () => {
     const create = (headers: Record<string, string>) => call('POST', '/notification/create', { headers: { cookie, ...headers }, body: sampleMessage(appId) });
     expect((await create(fromConsole())).status).toBe(201);
     expect((await create({ 'sec-fetch-site': 'same-origin', 'x-console': '1' })).status).toBe(201);
-    for (const headers of [
+    const refusals: Array<Record<string, string>> = [
       { origin: ownOrigin() },
       { 'sec-fetch-site': 'same-origin' },
       { origin: 'http://127.0.0.1:1', 'x-console': '1' },
       { 'sec-fetch-site': 'same-site', 'x-console': '1' },
       { 'x-console': '1' },
-    ]) {
+    ];
+    for (const headers of refusals) {
       const refused = await create(headers);
       expect(refused.status, JSON.stringify(headers)).toBe(403);
       expect(refused.body.error.code).toBe('csrf_refused');
