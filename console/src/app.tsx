@@ -20,7 +20,7 @@ function Console() {
   const session = useSession();
   if (session.isPending) return loading;
   if (session.error) return <ErrorMessage error={session.error} />;
-  if (!session.data) return <SignIn />;
+  if (!session.data.signedIn) return <SignIn />;
   return (
     <Shell accountId={session.data.accountId}>
       <Suspense fallback={loading}>

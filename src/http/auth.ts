@@ -6,17 +6,11 @@ import { DomainError, notFound } from '../domain/errors.ts';
 import type { Account } from '../persistence/entities/account.ts';
 import { constantTimeEqual } from '../security/tokens.ts';
 import { assertConsoleRequest, consoleCookieOf, type RequestPlace } from './console-session.ts';
-import type { AuthKind, ConsoleSignInState } from './route.ts';
+import type { AuthKind } from './route.ts';
 
 export function bearerToken(ctx: Context): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
   return match?.[1];
-}
-
-/** Who is calling: the account on an API-key route, and its console session when the console's cookie carried it. */
-export interface Caller {
-  account: Account | undefined;
-  consoleSession?: ConsoleSignInState | undefined;
 }
 
 /** The request as the console's cookie rules see it (src/http/console-session.ts). */
@@ -33,21 +27,20 @@ export async function authenticate(
   ctx: Context,
   em: EntityManager,
   services: { adminToken: string; publicUrl: string },
-): Promise<Caller> {
-  if (kind === 'none') return { account: undefined };
+): Promise<Account | undefined> {
+  if (kind === 'none') return undefined;
   const token = bearerToken(ctx);
   if (kind === 'admin') {
     if (!token || !constantTimeEqual(token, services.adminToken)) {
       throw new DomainError('unauthorized', 'The admin token is required (Authorization: Bearer <ADMIN_TOKEN>)');
     }
-    return { account: undefined };
+    return undefined;
   }
   const place = requestPlaceOf(ctx, services.publicUrl);
   const cookie = token === undefined ? consoleCookieOf(place) : undefined;
-  if (cookie === undefined) return { account: await authenticateAccount(em, token) };
+  if (cookie === undefined) return authenticateAccount(em, token);
   assertConsoleRequest(ctx.method, place);
-  const { account, expiresAt } = await authenticateConsoleSession(em, cookie);
-  return { account, consoleSession: { expiresAt } };
+  return (await authenticateConsoleSession(em, cookie)).account;
 }
 
 /**

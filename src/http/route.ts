@@ -17,18 +17,11 @@ export interface Idempotency {
   operationId: string;
 }
 
-/** A console sign-in that carried the request (its cookie), as the handler may show it. */
-export interface ConsoleSignInState {
-  expiresAt: Date;
-}
-
 export interface RequestContext<A extends AuthKind = AuthKind> {
   em: EntityManager;
   requestId: string;
   request: { headers: IncomingHttpHeaders; origin: string };
   account: A extends 'account' ? Account : undefined;
-  /** Set when the console's session cookie, not a bearer key, authenticated the request. */
-  consoleSession?: ConsoleSignInState | undefined;
   services: ApiServices;
   /** Set when the request carries an `Idempotency-Key` the route honours (src/http/idempotency.ts). */
   idempotency?: Idempotency | undefined;

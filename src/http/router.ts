@@ -14,7 +14,7 @@ const defaultBodyLimit = 1024 * 1024;
 async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): Promise<void> {
   const em = (route.interactive ? services.interactiveOrm : services.orm).em.fork();
   const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
-  const { account, consoleSession } = await authenticate(route.auth, ctx, em, services);
+  const account = await authenticate(route.auth, ctx, em, services);
   ctx.state.account = account;
   // After authentication, so the limit is the caller's (a 401 counts against no one); before the input is read, so
   // a flood is refused cheaply. From here on every answer carries the RateLimit headers.
@@ -36,7 +36,6 @@ async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): 
     // Koa 3 gives ctx.origin the Origin header; the address this request was made to is protocol + Host.
     request: { headers: ctx.headers, origin: `${ctx.protocol}://${ctx.host}` },
     account,
-    consoleSession,
     services,
   };
   const run = (idempotency?: Idempotency) => route.handler({ params, query, body, readRaw }, { ...context, idempotency });

@@ -42,7 +42,8 @@ describe('POST /console/session', () => {
     const { response, setCookie, cookie } = await signIn(apiKey, { ...fromConsole(), 'x-forwarded-proto': 'https' });
     expect(response.status).toBe(201);
     expect(setCookie).toMatch(/^__Host-richpush_console=cs_\S+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);
-    expect((await call('GET', '/console/session', { headers: { cookie, 'x-forwarded-proto': 'https' } })).status).toBe(200);
+    expect((await call('GET', '/console/session', { headers: { cookie, 'x-forwarded-proto': 'https' } })).body.signedIn).toBe(true);
+    expect((await call('GET', '/console/session', { headers: { cookie } })).body).toEqual({ signedIn: false });
   });
 
   it('refuses a key that opens no account with 401 and no cookie', async () => {
@@ -73,8 +74,18 @@ describe('the console cookie on the API', () => {
     expect(list.status).toBe(200);
     expect(list.body.items.map((item: { id: string }) => item.id)).toEqual([created.body.id]);
     const session = await call('GET', '/console/session', { headers: { cookie } });
-    expect(session.body).toEqual({ accountId, expiresAt: response.body.expiresAt });
-    expect((await call('GET', '/console/session', { token: apiKey })).body).toEqual({ accountId, expiresAt: null });
+    expect(session.status).toBe(200);
+    expect(session.body).toEqual({ signedIn: true, accountId, expiresAt: response.body.expiresAt });
+  });
+
+  it('says signed out, with 200, when there is no cookie or its session is unknown', async () => {
+    const unknown: Array<Record<string, string>> = [{}, { cookie: 'richpush_console=cs_unknown' }, { cookie: `richpush_console=cs_${'A'.repeat(43)}` }];
+    for (const headers of unknown) {
+      const session = await call('GET', '/console/session', { headers });
+      expect(session.status).toBe(200);
+      expect(session.body).toEqual({ signedIn: false });
+      expect(session.headers.get('cache-control')).toBe('no-store');
+    }
   });
 
   it('carries a change only from the console’s own pages with X-Console: 1', async () => {
@@ -126,6 +137,7 @@ describe('POST /console/logout', () => {
     expect(await query('select 1 from console_sessions where account_id = $1', [accountId])).toEqual([]);
     const after = await call('GET', '/notification/list', { headers: { cookie } });
     expect(after.status).toBe(401);
+    expect((await call('GET', '/console/session', { headers: { cookie } })).body).toEqual({ signedIn: false });
     expect((await call('GET', '/notification/list', { token: apiKey })).status).toBe(200);
   });
 

@@ -81,7 +81,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account the console is signed in to, and until when */
+        /** Whether the console’s cookie holds a live session, and whose */
         get: operations["getConsoleSession"];
         put?: never;
         /** Sign in to the console with an API key: sets the session cookie (httpOnly, SameSite=Strict, 12 h) */
@@ -1832,8 +1832,25 @@ export interface components {
         ConsoleSession: {
             /** Format: uuid */
             accountId: string;
-            /** @description When the console session ends (12 h after sign-in); null when a bearer key, not the cookie, made the call. */
-            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the console session ends: 12 h after sign-in, never extended.
+             */
+            expiresAt: string;
+        };
+        ConsoleSessionState: {
+            /** Format: uuid */
+            accountId: string;
+            /**
+             * Format: date-time
+             * @description When the console session ends: 12 h after sign-in, never extended.
+             */
+            expiresAt: string;
+            /** @constant */
+            signedIn: true;
+        } | {
+            /** @constant */
+            signedIn: false;
         };
         App: {
             /** Format: uuid */
@@ -3225,46 +3242,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The session’s account */
+            /** @description The session, or `signedIn: false` (no cookie, or its session has ended) */
             200: {
                 headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConsoleSession"];
+                    "application/json": components["schemas"]["ConsoleSessionState"];
                 };
             };
             /** @description Invalid input (`validation_failed`, `invalid_json`) */
             400: {
                 headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials (`unauthorized`) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
-            429: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3273,15 +3262,6 @@ export interface operations {
             };
             /** @description Unexpected fault (`internal`) */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
-            503: {
                 headers: {
                     [name: string]: unknown;
                 };

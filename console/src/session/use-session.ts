@@ -1,20 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, isUnauthorized, unwrap } from '../api/client.ts';
+import { api, unwrap } from '../api/client.ts';
 
 export const sessionKey = ['console-session'] as const;
 
-/** Whom the console is signed in as: the session's account, `null` when signed out. */
+/** Whether the console is signed in, and as which account: GET /console/session, read again after any 401. */
 export function useSession() {
   return useQuery({
     queryKey: sessionKey,
-    queryFn: async () => {
-      try {
-        return await unwrap(api.GET('/console/session'));
-      } catch (error) {
-        if (isUnauthorized(error)) return null;
-        throw error;
-      }
-    },
+    queryFn: () => unwrap(api.GET('/console/session')),
     staleTime: Infinity,
   });
 }
@@ -26,7 +19,7 @@ export function useSignIn() {
     mutationFn: (apiKey: string) => unwrap(api.POST('/console/session', { body: { apiKey } })),
     onSuccess: (session) => {
       queryClient.clear();
-      queryClient.setQueryData(sessionKey, session);
+      queryClient.setQueryData(sessionKey, { signedIn: true as const, ...session });
     },
   });
 }
@@ -37,7 +30,7 @@ export function useSignOut() {
     mutationFn: () => unwrap(api.POST('/console/logout')),
     onSuccess: () => {
       queryClient.clear();
-      queryClient.setQueryData(sessionKey, null);
+      queryClient.setQueryData(sessionKey, { signedIn: false as const });
     },
   });
 }

@@ -1,8 +1,10 @@
+import { authenticateConsoleSession } from '../../domain/console-sessions/authenticate-console-session.ts';
+import { DomainError } from '../../domain/errors.ts';
 import { closeConsoleSession } from '../../domain/console-sessions/close-console-session.ts';
 import { openConsoleSession } from '../../domain/console-sessions/open-console-session.ts';
 import { assertConsoleRequest, clearedConsoleCookie, consoleCookie, consoleCookieOf, type RequestPlace } from '../../http/console-session.ts';
 import { defineRoute, type RequestContext } from '../../http/route.ts';
-import { consoleSessionSchema, openConsoleSessionBody } from './schemas.ts';
+import { consoleSessionSchema, consoleSessionStateSchema, openConsoleSessionBody } from './schemas.ts';
 
 const tag = 'Console';
 
@@ -10,6 +12,12 @@ const tag = 'Console';
 const noStore = { 'Cache-Control': 'no-store' };
 
 const placeOf = ({ request, services }: RequestContext): RequestPlace => ({ ...request, publicUrl: services.publicUrl });
+
+/** An ended or unknown session reads as signed out; any other failure (the database) stays a failure. */
+const signedOut = (error: unknown): undefined => {
+  if (error instanceof DomainError && error.code === 'unauthorized') return undefined;
+  throw error;
+};
 
 const csrfRefused = { description: 'Not from this service’s own pages, or without `X-Console: 1` (`csrf_refused`)' };
 
@@ -47,15 +55,20 @@ export const consoleRoutes = [
     method: 'get',
     path: '/console/session',
     operationId: 'getConsoleSession',
-    summary: 'The account the console is signed in to, and until when',
+    summary: 'Whether the console’s cookie holds a live session, and whose',
     tag,
-    auth: 'account',
-    responses: { 200: { description: 'The session’s account', schema: consoleSessionSchema } },
-    handler: async (_input, { account, consoleSession }) => ({
-      status: 200,
-      headers: noStore,
-      body: { accountId: account.id, expiresAt: consoleSession?.expiresAt.toISOString() ?? null },
-    }),
+    auth: 'none',
+    responses: { 200: { description: 'The session, or `signedIn: false` (no cookie, or its session has ended)', schema: consoleSessionStateSchema } },
+    handler: async (_input, ctx) => {
+      // 200 either way: the page cannot see its httpOnly cookie, so asking is how it learns to show the sign-in form.
+      const token = consoleCookieOf(placeOf(ctx));
+      const signIn = token === undefined ? undefined : await authenticateConsoleSession(ctx.em, token).catch(signedOut);
+      return {
+        status: 200,
+        headers: noStore,
+        body: signIn ? { signedIn: true, accountId: signIn.account.id, expiresAt: signIn.expiresAt.toISOString() } : { signedIn: false },
+      };
+    },
   }),
   defineRoute({
     method: 'post',

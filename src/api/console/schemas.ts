@@ -10,6 +10,13 @@ export const openConsoleSessionBody = z
 export const consoleSessionSchema = z
   .object({
     accountId: z.uuid(),
-    expiresAt: timestamp.nullable().meta({ description: 'When the console session ends (12 h after sign-in); null when a bearer key, not the cookie, made the call.' }),
+    expiresAt: timestamp.meta({ description: 'When the console session ends: 12 h after sign-in, never extended.' }),
   })
   .meta({ id: 'ConsoleSession' });
+
+export const consoleSessionStateSchema = z
+  .discriminatedUnion('signedIn', [
+    consoleSessionSchema.extend({ signedIn: z.literal(true) }),
+    z.object({ signedIn: z.literal(false) }),
+  ])
+  .meta({ id: 'ConsoleSessionState' });
