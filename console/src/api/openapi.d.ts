@@ -3340,7 +3340,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed out (also when no session was there); the cookie is cleared */
+            /** @description Signed out, the cookie cleared; without a cookie, nothing happens */
             204: {
                 headers: {
                     [name: string]: unknown;

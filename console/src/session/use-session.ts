@@ -1,7 +1,18 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../api/client.ts';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Schema } from '../api/client.ts';
 
 export const sessionKey = ['console-session'] as const;
+
+type SessionState = Schema<'ConsoleSessionState'>;
+
+/**
+ * A new session (or none): nothing read for the one before may show, so every other query is dropped, and the
+ * session's own is set in place, where the pages observing it see the change.
+ */
+function switchAccount(queryClient: QueryClient, session: SessionState): void {
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== sessionKey[0] });
+  queryClient.setQueryData(sessionKey, session);
+}
 
 /** Whether the console is signed in, and as which account: GET /console/session, read again after any 401. */
 export function useSession() {
@@ -17,10 +28,7 @@ export function useSignIn() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (apiKey: string) => unwrap(api.POST('/console/session', { body: { apiKey } })),
-    onSuccess: (session) => {
-      queryClient.clear();
-      queryClient.setQueryData(sessionKey, { signedIn: true as const, ...session });
-    },
+    onSuccess: (session) => switchAccount(queryClient, { signedIn: true, ...session }),
   });
 }
 
@@ -28,9 +36,6 @@ export function useSignOut() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => unwrap(api.POST('/console/logout')),
-    onSuccess: () => {
-      queryClient.clear();
-      queryClient.setQueryData(sessionKey, { signedIn: false as const });
-    },
+    onSuccess: () => switchAccount(queryClient, { signedIn: false }),
   });
 }

@@ -77,14 +77,15 @@ export const consoleRoutes = [
     summary: 'Sign out of the console: the session ends, and its cookie answers 401 from now on',
     tag,
     auth: 'none',
-    responses: { 204: { description: 'Signed out (also when no session was there); the cookie is cleared' }, 403: csrfRefused },
+    responses: { 204: { description: 'Signed out, the cookie cleared; without a cookie, nothing happens' }, 403: csrfRefused },
     handler: async (_input, ctx) => {
       const place = placeOf(ctx);
       const token = consoleCookieOf(place);
-      if (token !== undefined) {
-        assertConsoleRequest('POST', place);
-        await closeConsoleSession(ctx.em, token);
-      }
+      // Without a cookie there is nothing to end, and nothing to clear: a page of another site, whose post carries no
+      // SameSite=Strict cookie, must not be able to make the browser drop the session either.
+      if (token === undefined) return { status: 204, headers: noStore };
+      assertConsoleRequest('POST', place);
+      await closeConsoleSession(ctx.em, token);
       return { status: 204, headers: { ...noStore, 'Set-Cookie': clearedConsoleCookie(place) } };
     },
   }),

@@ -32,6 +32,9 @@ function fieldsOf(message: Message): Array<[string, string]> {
   ];
 }
 
+/** A rate of the sent pushes with its formula; none until a push is sent. */
+const rateOfSent = (rate: number | null, formula: string) => (rate === null ? 'none sent yet' : `${formatRate(rate)} (${formula})`);
+
 /** The send's counts; each rate beside its count, with its formula. */
 function SendCounts({ send }: { send: Message['send'] }) {
   const rows: Array<[string, number | null, string?]> = [
@@ -44,8 +47,8 @@ function SendCounts({ send }: { send: Message['send'] }) {
     ['Expired', send.expired],
     ['Capped', send.capped],
     ['Quiet hours', send.quiet],
-    ['Clicked', send.clicked, `${formatRate(send.ctr)} of sent (clicked ÷ sent)`],
-    ['Converted', send.conversions, `${formatRate(send.conversionRate)} of sent (conversions ÷ sent)`],
+    ['Clicked', send.clicked, rateOfSent(send.ctr, 'clicked ÷ sent')],
+    ['Converted', send.conversions, rateOfSent(send.conversionRate, 'conversions ÷ sent')],
   ];
   return (
     <table className="counts">
