@@ -38,11 +38,16 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
+/** Files under console/ that are no source: the type check's incremental state (git-ignored), editors' dotfiles. */
+const notSource = (path: string, sourceDir: string) => path.endsWith('.tsbuildinfo') || /(^|\/)\./.test(relative(sourceDir, path));
+
 /** SHA-256 over the console's sources (each file's path and bytes, in a fixed order) and the build's other inputs. */
-export async function hashConsoleSources(): Promise<string> {
-  const files = [...(await filesUnder(consoleSourceDir)), ...otherInputs.map((path) => join(repositoryRoot, path))].map((path) => relative(repositoryRoot, path)).sort();
+export async function hashConsoleSources(sourceDir: string = consoleSourceDir): Promise<string> {
+  const sources = (await filesUnder(sourceDir)).filter((path) => !notSource(path, sourceDir)).map((path) => ({ path, name: `console/${relative(sourceDir, path)}` }));
+  const others = otherInputs.map((name) => ({ path: join(repositoryRoot, name), name }));
+  const files = [...sources, ...others].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const hash = createHash('sha256');
-  for (const path of files) hash.update(`${path}\0`).update(await readFile(join(repositoryRoot, path))).update('\0');
+  for (const { path, name } of files) hash.update(`${name}\0`).update(await readFile(path)).update('\0');
   return hash.digest('hex');
 }
 

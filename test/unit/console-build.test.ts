@@ -1,6 +1,7 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt, hashConsoleSources } from '../../src/dev/console-build.ts';
 
@@ -26,6 +27,20 @@ describe('building the console when its sources changed (npm start, the tests)',
     expect(await ensureConsoleBuilt((line) => lines.push(line), outDir)).toBe('built');
     expect(lines[1]).toMatch(/^console: sources changed; built /);
     // Built into a staging folder and renamed into place: nothing is left beside it.
-    expect(await readdir(scratch)).toEqual(['console']);
+    expect((await readdir(scratch)).filter((name) => name !== 'sources')).toEqual(['console']);
+  });
+});
+
+describe("the console's source hash", () => {
+  it('changes with a source file, and not with the type check’s incremental state or a dotfile', async () => {
+    const copy = join(scratch, 'sources');
+    await cp(fileURLToPath(new URL('../../console', import.meta.url)), copy, { recursive: true, filter: (path) => !path.endsWith('.tsbuildinfo') });
+    const before = await hashConsoleSources(copy);
+    expect(before).toBe(await hashConsoleSources());
+    await writeFile(join(copy, 'tsconfig.tsbuildinfo'), 'not a source');
+    await writeFile(join(copy, 'src', '.notes.swp'), 'not a source');
+    expect(await hashConsoleSources(copy)).toBe(before);
+    await writeFile(join(copy, 'src', 'new-page.tsx'), 'export {};\n');
+    expect(await hashConsoleSources(copy)).not.toBe(before);
   });
 });
