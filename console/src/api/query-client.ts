@@ -1,4 +1,4 @@
-import { QueryCache, QueryClient } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { ApiError, isUnauthorized } from './client.ts';
 import { sessionKey } from '../session/use-session.ts';
 
@@ -7,12 +7,16 @@ import { sessionKey } from '../session/use-session.ts';
  * 12 h): the session is read again, and the sign-in form takes the page's place. A 4xx is never retried.
  */
 export function createQueryClient(): QueryClient {
+  const sessionMayHaveEnded = (error: Error) => {
+    if (isUnauthorized(error)) void client.invalidateQueries({ queryKey: sessionKey });
+  };
   const client: QueryClient = new QueryClient({
     queryCache: new QueryCache({
       onError: (error, query) => {
-        if (isUnauthorized(error) && query.queryKey[0] !== sessionKey[0]) void client.invalidateQueries({ queryKey: sessionKey });
+        if (query.queryKey[0] !== sessionKey[0]) sessionMayHaveEnded(error);
       },
     }),
+    mutationCache: new MutationCache({ onError: sessionMayHaveEnded }),
     defaultOptions: {
       queries: {
         staleTime: 5_000,
