@@ -138,6 +138,17 @@ describe('the artist’s page', () => {
     expect(artist.problems).toEqual([]);
     await artist.context.close();
   });
+
+  it('says so, in the artist’s words, when the token is no link', async () => {
+    const artist = await browser.signedOutPage();
+    const token = `art_${'A'.repeat(43)}`;
+    await artist.goto(`/artist/${token}`);
+    expect(await artist.page.getByRole('heading', { level: 1 }).textContent()).toBe('This link does not open');
+    expect(await artist.page.getByRole('alert').textContent()).toMatch(/does not open any recording job/);
+    // The one failed request is the API's own 404 for the link, which the page shows.
+    expect(artist.problems.filter((problem) => !problem.includes(`/artist/${token}/job`) && !problem.includes('404 (Not Found)'))).toEqual([]);
+    await artist.context.close();
+  });
 });
 
 /** A page on another origin of the same site (another port of 127.0.0.1), or another site (localhost), posting a form. */
