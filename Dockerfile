@@ -22,6 +22,16 @@ RUN pip install --no-cache-dir --target /opt/imageio imageio-ffmpeg==0.8.1 \
     && chmod 0755 /opt/ffmpeg \
     && /opt/ffmpeg -hide_banner -h filter=loudnorm | grep -q 'Filter loudnorm'
 
+# The console (docs/console.md), built once here: Vite and React are devDependencies, so this stage installs them
+# (without install scripts, which the build needs none of) and the runtime gets only the built files. The API serves
+# build/console and never builds at run time.
+FROM base AS console
+COPY package.json package-lock.json ./
+RUN npm ci --include=dev --ignore-scripts --no-audit --no-fund
+COPY src ./src
+COPY console ./console
+RUN node src/main/build-console.ts build/console
+
 # The code runs as TypeScript under Node 24's built-in type stripping: there is no build step. Files stay owned by
 # root, so the unprivileged process cannot rewrite its own code.
 FROM base AS runtime
@@ -35,6 +45,7 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
+COPY --from=console /app/build/console ./build/console
 # The workflow bundle, built once from this code: workers load it instead of running webpack at each start, which
 # takes seconds and leaves the process about 175 MiB larger (docs/adr/0042-workers-load-a-prebuilt-workflow-bundle.md).
 RUN node src/main/bundle-workflows.ts build/workflow-bundle.js

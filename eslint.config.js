@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -10,7 +11,7 @@ import tseslint from 'typescript-eslint';
 const setFlagsMessage = 'Pass V8 flags when the process starts (src/main/node-flags.ts), not from inside it.';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'test/fixtures/', 'coverage/'] },
+  { ignores: ['node_modules/', '.data/', 'test/fixtures/', 'coverage/', 'build/', 'test-output/', 'console/src/api/openapi.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -54,6 +55,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
     },
+  },
+  {
+    // The console (console/tsconfig.json: the DOM, no Node): the Rules of React on top of the same typed rules.
+    files: ['console/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat.recommended,
   },
   {
     // Plain-JavaScript entries (src/main/start.js) run in Node; TypeScript knows these globals from @types/node.

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { ensureConsoleBuilt } from '../src/dev/console-build.ts';
 import { startEmbeddedTemporal } from '../src/dev/embedded-temporal.ts';
 import { provisionFfmpeg } from '../src/dev/ffmpeg-tool.ts';
 import { mediaSupportOf } from '../src/media/index.ts';
@@ -71,6 +72,9 @@ export default async function setup(project: TestProject) {
     progress('starting the Temporal dev server');
     const temporal = await startEmbeddedTemporal({ namespace, progress });
     cleanups.push(temporal.stop);
+
+    // The API serves the console's build; built here when its sources changed, as `npm start` does.
+    await ensureConsoleBuilt(progress);
 
     progress('bundling workflow code');
     // As `npm run bundle:workflows` builds it for the image; the worker processes tests start load it too.

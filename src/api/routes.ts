@@ -4,6 +4,7 @@ import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { artistRoutes } from './artist/routes.ts';
 import { connectionRoutes } from './connections/routes.ts';
+import { consoleRoutes } from './console/routes.ts';
 import { deliveryRoutes } from './deliveries/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
 import { openApiRoute } from './docs/routes.ts';
@@ -25,6 +26,7 @@ import { visitorRoutes } from './visitors/routes.ts';
 export const routes: RouteSpec[] = [
   ...healthRoutes,
   ...adminRoutes,
+  ...consoleRoutes,
   ...appRoutes,
   ...notificationRoutes,
   ...jobRoutes,

@@ -53,6 +53,7 @@ export type ErrorCode =
   | 'invalid_signature'
   | 'timestamp_out_of_window'
   | 'connection_paused'
+  | 'csrf_refused'
   | 'rate_limited'
   | 'duplicate_message'
   | 'not_found'
@@ -86,6 +87,7 @@ const statusOf: Record<ErrorCode, number> = {
   invalid_signature: 401,
   timestamp_out_of_window: 401,
   connection_paused: 403,
+  csrf_refused: 403,
   rate_limited: 429,
   duplicate_message: 409,
   not_found: 404,

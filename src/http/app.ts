@@ -1,6 +1,7 @@
 import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import { accessLog } from './access-log.ts';
+import { consolePages } from './console-pages.ts';
 import { errorHandler } from './error-handler.ts';
 import { requestId } from './request-id.ts';
 import { requestMetrics } from './request-metrics.ts';
@@ -18,6 +19,8 @@ export function buildApp(routes: RouteSpec[], services: ApiServices): Koa {
   app.use(requestMetrics(services.metrics));
   app.use(errorHandler(services.logger));
   app.use(router.routes());
+  // After the API's routes: the console's pages are every other GET under /console (and an artist's link).
+  app.use(consolePages(services.consoleDir, router));
   app.use(router.allowedMethods());
   return app;
 }

@@ -1,9 +1,11 @@
 import type { Context } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { authenticateAccount } from '../domain/accounts/authenticate-account.ts';
+import { authenticateConsoleSession } from '../domain/console-sessions/authenticate-console-session.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
 import type { Account } from '../persistence/entities/account.ts';
 import { constantTimeEqual } from '../security/tokens.ts';
+import { assertConsoleRequest, consoleCookieOf, type RequestPlace } from './console-session.ts';
 import type { AuthKind } from './route.ts';
 
 export function bearerToken(ctx: Context): string | undefined {
@@ -11,20 +13,34 @@ export function bearerToken(ctx: Context): string | undefined {
   return match?.[1];
 }
 
+/** The request as the console's cookie rules see it (src/http/console-session.ts). */
+export const requestPlaceOf = (ctx: Context, publicUrl: string): RequestPlace => ({ headers: ctx.headers, origin: `${ctx.protocol}://${ctx.host}`, publicUrl });
+
 /**
- * Applies a route's auth kind: the caller's account on an API-key route, undefined on the others. Whether the path
- * names that account is checked apart (`checkPathAccount`), after the caller's rate limit.
+ * Applies a route's auth kind: the caller's account on an API-key route, undefined on the others. An API-key route
+ * takes the bearer key, or else the console's session cookie, whose state-changing requests must pass the CSRF rule
+ * first (403 `csrf_refused`). Whether the path names that account is checked apart (`checkPathAccount`), after the
+ * caller's rate limit.
  */
-export async function authenticate(kind: AuthKind, ctx: Context, em: EntityManager, adminToken: string): Promise<Account | undefined> {
+export async function authenticate(
+  kind: AuthKind,
+  ctx: Context,
+  em: EntityManager,
+  services: { adminToken: string; publicUrl: string },
+): Promise<Account | undefined> {
   if (kind === 'none') return undefined;
   const token = bearerToken(ctx);
   if (kind === 'admin') {
-    if (!token || !constantTimeEqual(token, adminToken)) {
+    if (!token || !constantTimeEqual(token, services.adminToken)) {
       throw new DomainError('unauthorized', 'The admin token is required (Authorization: Bearer <ADMIN_TOKEN>)');
     }
     return undefined;
   }
-  return authenticateAccount(em, token);
+  const place = requestPlaceOf(ctx, services.publicUrl);
+  const cookie = token === undefined ? consoleCookieOf(place) : undefined;
+  if (cookie === undefined) return authenticateAccount(em, token);
+  assertConsoleRequest(ctx.method, place);
+  return (await authenticateConsoleSession(em, cookie)).account;
 }
 
 /**

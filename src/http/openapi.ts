@@ -7,6 +7,7 @@ import {
   type ZodOpenApiResponseObject,
   type ZodOpenApiSchemaObject,
 } from 'zod-openapi';
+import { consoleCookieName } from './console-session.ts';
 import { errorBodySchema } from './error-body.ts';
 import { honoursIdempotencyKey, idempotencyKeyPattern, replayedHeader } from './idempotency.ts';
 import { isRateLimited } from './rate-limit.ts';
@@ -80,6 +81,9 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
   const error = (description: string) => ({ description, content: { 'application/json': { schema: errorBodySchema } } });
   if (route.auth !== 'none') {
     responses['401'] ??= error('Missing or invalid credentials (`unauthorized`)');
+    if (route.auth === 'account' && route.method !== 'get') {
+      responses['403'] ??= error('Carried by the console’s cookie, but not from its own pages or without `X-Console: 1` (`csrf_refused`)');
+    }
     responses['503'] ??= error('Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After');
   }
   if (path.includes(':accountId')) responses['404'] ??= error('Not this key’s account, or no such record in it (`not_found`)');
@@ -104,7 +108,7 @@ function operationFor(route: RouteSpec, path: string, isAlias: boolean): ZodOpen
     summary: route.summary,
     tags: [route.tag],
     ...(isAlias ? { description: `Alias of \`${route.method.toUpperCase()} ${toOpenApiPath(route.path)}\`.` } : {}),
-    ...(route.auth === 'none' ? { security: [] } : { security: [{ [route.auth === 'admin' ? 'adminToken' : 'apiKey']: [] }] }),
+    security: securityOf(route.auth),
     requestParams: {
       ...(route.params ? { path: pathParamsOf(route.params, path) } : {}),
       ...(route.query ? { query: route.query as z.ZodObject } : {}),
@@ -124,6 +128,13 @@ function requestBodyOf(route: RouteSpec): Pick<ZodOpenApiOperationObject, 'reque
     return { requestBody: { required: true, description, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: binarySchema }])) } };
   }
   return route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {};
+}
+
+/** Who may call: nobody in particular, the admin token, or an account by its API key or its console session. */
+function securityOf(auth: RouteSpec['auth']): Array<Record<string, string[]>> {
+  if (auth === 'none') return [];
+  if (auth === 'admin') return [{ adminToken: [] }];
+  return [{ apiKey: [] }, { consoleSession: [] }];
 }
 
 /** The route's own documented headers, and Idempotency-Key where the route honours it. */
@@ -186,6 +197,13 @@ export function buildOpenApiDocument(routes: RouteSpec[]) {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'An account API key (`rpk_…`).' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'The operator ADMIN_TOKEN.' },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: consoleCookieName(false),
+            description:
+              'The console’s session cookie, set by `POST /console/session` (`__Host-richpush_console` over https). A request it carries that changes state must come from the console’s own pages and send `X-Console: 1` (else 403 `csrf_refused`).',
+          },
         },
         schemas: { JsonValue: jsonValueSchema },
       },

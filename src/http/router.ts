@@ -14,7 +14,7 @@ const defaultBodyLimit = 1024 * 1024;
 async function runRoute(route: RouteSpec, ctx: Context, services: ApiServices): Promise<void> {
   const em = (route.interactive ? services.interactiveOrm : services.orm).em.fork();
   const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
-  const account = await authenticate(route.auth, ctx, em, services.adminToken);
+  const account = await authenticate(route.auth, ctx, em, services);
   ctx.state.account = account;
   // After authentication, so the limit is the caller's (a 401 counts against no one); before the input is read, so
   // a flood is refused cheaply. From here on every answer carries the RateLimit headers.

@@ -46,6 +46,8 @@ export interface ApiServices {
     /** Public base of inbound URLs; the request's own origin when unset. */
     baseUrl: string | undefined;
   };
+  /** The console's build, served at /console (src/http/console-pages.ts); built by `npm start` or the image, never here. */
+  consoleDir: string;
   /** Request durations and accepted events, served by the process's metrics listener (when it has one). */
   metrics: ApiMetrics;
   /** Recording files: the storage uploads stream into, their limits, and whether they can be processed. */

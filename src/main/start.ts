@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadEmbeddedConfig } from '../config.ts';
+import { ensureConsoleBuilt } from '../dev/console-build.ts';
 import { startEmbeddedPostgres } from '../dev/embedded-postgres.ts';
 import { loadOrCreateSecret } from '../dev/secrets-file.ts';
 import { startEmbeddedTemporal } from '../dev/embedded-temporal.ts';
@@ -37,6 +38,8 @@ runMain(async () => {
   };
 
   try {
+    // Before anything listens: the console the API serves is built from the sources as they are (when they changed).
+    await ensureConsoleBuilt((line) => process.stdout.write(`${line}\n`));
     const adminToken = config.ADMIN_TOKEN ?? (await loadOrCreateSecret(join(dataDir, 'admin-token'), () => generateToken('adm_')));
     const secretsKey = config.SECRETS_KEY ?? (await loadOrCreateSecret(join(dataDir, 'secrets-key'), generateSecretsKey));
 
@@ -140,6 +143,7 @@ function banner(parts: {
   return [
     '',
     line('API', parts.api),
+    line('Console', `${parts.api}/console`),
     line('OpenAPI', `${parts.api}/openapi.json`),
     ...(parts.metrics ? [line('Metrics', parts.metrics)] : []),
     ...(parts.temporalMetrics ? [line('Temporal SDK metrics', `http://${parts.temporalMetrics}/metrics`)] : []),

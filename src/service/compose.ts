@@ -13,6 +13,7 @@ import type { FileSettings } from '../domain/files/file-deps.ts';
 import { recordingLimitsOf, type MediaSupport, type RecordingLimits } from '../media/index.ts';
 import { recordingUrlKey } from '../security/recording-urls.ts';
 import { createStorage, localStorageRoot, storageSettingsFrom, type StorageConfig, type StorageSettings } from '../storage/index.ts';
+import { defaultConsoleDir } from '../http/console-files.ts';
 import { adminRateLimitKey } from '../http/rate-limit.ts';
 import type { ApiServices } from '../http/services.ts';
 import type { Logger } from '../logger.ts';
@@ -222,6 +223,8 @@ export interface ApiSettings extends Omit<ServiceSettings, 'push'> {
   apiRateLimit: RateLimit;
   ingestRateLimit: RateLimit;
   ingestBaseUrl?: string | undefined;
+  /** The console's build to serve; build/console of this checkout when unset. */
+  consoleDir?: string | undefined;
 }
 
 interface ApiRoleConfig {
@@ -288,6 +291,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
       }),
       baseUrl: settings.ingestBaseUrl,
     },
+    consoleDir: settings.consoleDir ?? defaultConsoleDir,
     metrics: createApiMetrics(settings.metrics ?? new Registry(), backlog),
     files: apiFileServices(settings),
   };

@@ -19,7 +19,7 @@ const workflow = 'workflows/self-test.ts';
  */
 async function scratchCopy(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'rp-gate-'));
-  for (const entry of ['package.json', 'tsconfig.json', 'eslint.config.js', 'src', 'workflows', 'activities', 'test/architecture/dependency-rules.cjs']) {
+  for (const entry of ['package.json', 'tsconfig.json', 'eslint.config.js', 'src', 'workflows', 'activities', 'console', 'test/architecture/dependency-rules.cjs']) {
     await cp(join(root, entry), join(dir, entry), { recursive: true });
   }
   await mkdir(join(dir, 'bench'));
@@ -51,6 +51,11 @@ beforeAll(async () => {
   await writeFile(join(scratch, workflow), broken);
   // Both directions the import rules forbid: the domain reaching into the HTTP edge, and into the outbox relays.
   await appendFile(join(scratch, 'src/domain/deliveries/redeliver.ts'), `\nimport '../../http/body.ts';\nimport '../../outbox/relay-loop.ts';\n`);
+  // In the console (the browser app): a hook called conditionally, which type-checks and breaks React's rules.
+  await appendFile(
+    join(scratch, 'console/src/components/use-document-title.ts'),
+    `\nexport function useDeliberatelyConditional(on: boolean): void {\n  if (on) useEffect(() => undefined);\n}\n`,
+  );
   importRules = runScript(scratch, 'lint:deps');
   typecheck = runScript(scratch, 'typecheck');
   lint = runScript(scratch, 'lint');
@@ -85,6 +90,12 @@ describe('the check gate (npm run check, run by npm test)', () => {
     expect(output).toMatch(/self-test\.ts[\s\S]*@typescript-eslint\/no-floating-promises/);
     // The type check reports the deliberate type error alone: the unawaited call type-checks.
     expect([...(await typecheck).output.matchAll(/error TS\d+/g)]).toHaveLength(1);
+  });
+
+  it('lints the console with the Rules of React', async () => {
+    const { code, output } = await lint;
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/console\/src\/components\/use-document-title\.ts[\s\S]*react-hooks\/rules-of-hooks/);
   });
 
   it('fails on a layer imported the wrong way round', async () => {

@@ -14,7 +14,7 @@ describe('import rules (npm run lint:deps)', () => {
     const cwd = process.cwd();
     process.chdir(root);
     try {
-      const { output } = await cruise(['src', 'workflows', 'activities', 'bench', 'test'], { ruleSet: rules, ...rules.options, validate: true });
+      const { output } = await cruise(['src', 'workflows', 'activities', 'bench', 'test', 'console'], { ruleSet: rules, ...rules.options, validate: true });
       const violations = (output as ICruiseResult).summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' → ')})` : ''}`);
       expect(violations).toEqual([]);
     } finally {

@@ -75,6 +75,14 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/temporal/worker\\.ts$' },
       to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
     },
+    {
+      name: 'console-is-a-browser-app',
+      comment:
+        "The console (console/) runs in the browser and knows the service only through its public API: it imports its own files and packages, and its API types are generated from the OpenAPI document (npm run console:types), never imported from src/.",
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { pathNot: ['^console/', '^node_modules/'] },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -16,6 +16,7 @@ const readElsewhere: Record<string, string> = {
   XDG_CACHE_HOME: 'src/dev/cli-path.ts',
   FFMPEG_PATH: 'src/media/find-ffmpeg.ts',
   SEAWEEDFS_PATH: 'src/dev/cli-path.ts',
+  CHROMIUM_PATH: 'src/dev/chromium.ts',
 };
 
 /** Settings with no default in src/config.ts whose default the code derives elsewhere, and the file that does. */

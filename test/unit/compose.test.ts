@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
 import { ffmpegTool } from '../../src/dev/ffmpeg-tool.ts';
+import { defaultConsoleDir } from '../../src/http/console-files.ts';
 import { launchEnvironmentOf, nodeFlagsOf, workerEntryPoint } from '../../src/main/node-flags.ts';
 import { taskQueuesOfRole } from '../../src/service/worker-process.ts';
 import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
@@ -302,6 +303,15 @@ describe('Dockerfile', () => {
       expect(service(name).volumes, name).toContain(`recording-files:${dataDir}`);
       expect(resolvedEnvironment(service(name)).DATA_DIR, name).toBe(dataDir);
     }
+  });
+
+  it('builds the console once, in a stage of its own, into the folder the API serves', () => {
+    const text = dockerfile();
+    const build = /^\s*RUN\s+node\s+src\/main\/build-console\.ts\s+(\S+)\s*$/m.exec(text);
+    expect(build?.[1]).toBe('build/console');
+    expect(resolve('/app', build![1]!)).toBe(resolve('/app', relative(root, defaultConsoleDir)));
+    expect(JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).scripts['build:console']).toBe('node src/main/build-console.ts');
+    expect(text).toMatch(/^\s*COPY\s+--from=console\s+\/app\/build\/console\s+\.\/build\/console\s*$/m);
   });
 
   it('runs the api as the unprivileged node user', () => {

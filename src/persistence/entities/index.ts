@@ -6,6 +6,7 @@ import { ArtistLink } from './artist-link.ts';
 import { Campaign } from './campaign.ts';
 import { CampaignShard } from './campaign-shard.ts';
 import { Connection } from './connection.ts';
+import { ConsoleSession } from './console-session.ts';
 import { Delivery } from './delivery.ts';
 import { DeliveryAttempt } from './delivery-attempt.ts';
 import { Device } from './device.ts';
@@ -36,6 +37,7 @@ export {
   Campaign,
   CampaignShard,
   Connection,
+  ConsoleSession,
   Delivery,
   DeliveryAttempt,
   Device,
@@ -86,4 +88,5 @@ export const entities = [
   Campaign,
   CampaignShard,
   PushPace,
+  ConsoleSession,
 ];

@@ -20,6 +20,7 @@ import { Migration20261128020000_quiet_hours } from './Migration20261128020000_q
 import { Migration20261128030000_conversions } from './Migration20261128030000_conversions.ts';
 import { Migration20261129000000_recording_files } from './Migration20261129000000_recording_files.ts';
 import { Migration20261129100000_artist_links } from './Migration20261129100000_artist_links.ts';
+import { Migration20261130100000_console_sessions } from './Migration20261130100000_console_sessions.ts';
 
 /** Every committed migration, in order. A new one is generated with `npm run migration:create -- <name>`. */
 export const migrations: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128030000_conversions', class: Migration20261128030000_conversions },
   { name: 'Migration20261129000000_recording_files', class: Migration20261129000000_recording_files },
   { name: 'Migration20261129100000_artist_links', class: Migration20261129100000_artist_links },
+  { name: 'Migration20261130100000_console_sessions', class: Migration20261130100000_console_sessions },
 ];

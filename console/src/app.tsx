@@ -1,0 +1,65 @@
+import { lazy, Suspense } from 'react';
+import { Redirect, Route, Switch } from 'wouter';
+import { ErrorMessage } from './components/error-message.tsx';
+import { SignIn } from './session/sign-in.tsx';
+import { useSession } from './session/use-session.ts';
+import { Shell } from './shell/shell.tsx';
+import { sections } from './shell/sections.ts';
+
+// Pages load when first shown, so the first page's JavaScript stays small (docs/console.md, "Size").
+const MessagesPage = lazy(() => import('./pages/messages/messages-page.tsx'));
+const MessagePage = lazy(() => import('./pages/messages/message-page.tsx'));
+const PlaceholderPage = lazy(() => import('./pages/placeholder-page.tsx'));
+const NotFoundPage = lazy(() => import('./pages/not-found-page.tsx'));
+const ArtistPage = lazy(() => import('./pages/artist/artist-page.tsx'));
+
+const loading = <p role="status">Loading…</p>;
+
+/** The signed-in console, under /console: the sign-in form until there is a session. */
+function Console() {
+  const session = useSession();
+  if (session.isPending) return loading;
+  if (session.error) return <ErrorMessage error={session.error} />;
+  if (!session.data.signedIn) return <SignIn />;
+  return (
+    <Shell accountId={session.data.accountId}>
+      <Suspense fallback={loading}>
+        <Switch>
+          <Route path="/">
+            <Redirect to="/messages" replace />
+          </Route>
+          <Route path="/messages">
+            <MessagesPage />
+          </Route>
+          <Route path="/messages/:id">{({ id }) => <MessagePage id={id} />}</Route>
+          {sections.slice(1).map((section) => (
+            <Route key={section.path} path={section.path}>
+              <PlaceholderPage section={section} />
+            </Route>
+          ))}
+          <Route>
+            <NotFoundPage />
+          </Route>
+        </Switch>
+      </Suspense>
+    </Shell>
+  );
+}
+
+/** Two trees: the console under /console, and an artist's page at /artist/{token}, which needs no sign-in. */
+export function App() {
+  return (
+    <Switch>
+      <Route path="/artist/:token">
+        {({ token }) => (
+          <Suspense fallback={loading}>
+            <ArtistPage token={token} />
+          </Suspense>
+        )}
+      </Route>
+      <Route path="/console" nest>
+        <Console />
+      </Route>
+    </Switch>
+  );
+}

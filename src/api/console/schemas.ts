@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { timestamp } from '../shared-schemas.ts';
+
+export const openConsoleSessionBody = z
+  .strictObject({
+    apiKey: z.string().min(1).max(200).meta({ description: 'The account’s API key (`rpk_…`), posted once: the console keeps only the session cookie.' }),
+  })
+  .meta({ id: 'OpenConsoleSession' });
+
+export const consoleSessionSchema = z
+  .object({
+    accountId: z.uuid(),
+    expiresAt: timestamp.meta({ description: 'When the console session ends: 12 h after sign-in, never extended.' }),
+  })
+  .meta({ id: 'ConsoleSession' });
+
+export const consoleSessionStateSchema = z
+  .discriminatedUnion('signedIn', [
+    consoleSessionSchema.extend({ signedIn: z.literal(true) }),
+    z.object({ signedIn: z.literal(false) }),
+  ])
+  .meta({ id: 'ConsoleSessionState' });
