@@ -307,7 +307,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The artist submits a recording (ASSIGNED or SUBMITTED → SUBMITTED; emits job.recording_submitted) */
+        /** Submit a take: an uploaded file, or a URL the service fetches (ASSIGNED or SUBMITTED → SUBMITTED; emits job.recording_submitted) */
         post: operations["submitRecording"];
         delete?: never;
         options?: never;
@@ -324,7 +324,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Select one of the job’s recordings (SUBMITTED or SELECTED → SELECTED) */
+        /** Select one of the job’s takes, once ready (SUBMITTED or SELECTED → SELECTED) */
         post: operations["selectRecording"];
         delete?: never;
         options?: never;
@@ -342,7 +342,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Select one of the job’s recordings (SUBMITTED or SELECTED → SELECTED)
+         * Select one of the job’s takes, once ready (SUBMITTED or SELECTED → SELECTED)
          * @description Alias of `POST /richPush/select`.
          */
         post: operations["selectRecordingViaAliasjobselect"];
@@ -403,6 +403,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/job/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the job’s takes, oldest first, with their status */
+        get: operations["listJobFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/job/list": {
         parameters: {
             query?: never;
@@ -429,6 +446,57 @@ export interface paths {
         };
         /** The job an artist’s link is for: what to record and by when (the link’s token, no API key) */
         get: operations["getArtistJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload a recording as the raw body; it is checked and normalised on the worker (status processing → ready or rejected) */
+        post: operations["uploadFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a recording file: its status, why it was rejected, or what it plays */
+        get: operations["getFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recordings/{fileId}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Play a recording (devices, no key): the delivery file, with HTTP Range; on S3, a redirect to a fresh presigned GET */
+        get: operations["playRecording"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1430,20 +1498,30 @@ export interface components {
             /** @description The audience segment: the id of a segment of the job’s app (`POST /filter/create`); any other value is 422 `unknown_segment`. */
             filterId?: string | null;
         };
+        /** @description One of `fileId` and `url`. */
         SubmitRecording: {
-            /** Format: uri */
-            url: string;
+            /** @description A file of the job’s app, uploaded with POST /file/upload and no job’s take yet. */
+            fileId?: string & unknown;
+            /**
+             * Format: uri
+             * @description Kept for compatibility: the service fetches it (public addresses only, at most RECORDING_MAX_BYTES) and checks it like an upload.
+             */
+            url?: string;
+            /** @description With `url`: the name to show; the URL’s last segment by default. */
             fileName?: string;
-            mimeType?: string & unknown;
-            durationMs?: number;
-            sizeBytes?: number;
         };
+        /** @description One of `fileId` and `url`. */
         CreateStock: {
             /** Format: uuid */
             appId: string;
             title: string & unknown;
-            /** Format: uri */
-            url: string;
+            /** @description A file of the app, uploaded with POST /file/upload. */
+            fileId?: string & unknown;
+            /**
+             * Format: uri
+             * @description Kept for compatibility: the service fetches it (public addresses only) and checks it like an upload.
+             */
+            url?: string;
             richPushLevel?: string & unknown;
         };
         CreateSlotFromStock: {
@@ -1896,9 +1974,13 @@ export interface components {
             conversion: components["schemas"]["ConversionGoalOutput"];
             /** @description What the message plays once READY: the accepted job recording or a stock recording. */
             recording: {
+                /** @description Where devices play it, without a key (the file’s `url`). */
                 url: string;
                 fileId: string | null;
                 stockId: string | null;
+                durationMs: number | null;
+                /** @description `audio/mp4` for a file the service holds. */
+                contentType: string | null;
             } | null;
             /**
              * Format: date-time
@@ -1936,9 +2018,13 @@ export interface components {
             conversion: components["schemas"]["ConversionGoalOutput"];
             /** @description What the message plays once READY: the accepted job recording or a stock recording. */
             recording: {
+                /** @description Where devices play it, without a key (the file’s `url`). */
                 url: string;
                 fileId: string | null;
                 stockId: string | null;
+                durationMs: number | null;
+                /** @description `audio/mp4` for a file the service holds. */
+                contentType: string | null;
             } | null;
             /**
              * Format: date-time
@@ -2060,13 +2146,18 @@ export interface components {
             updatedAt: string;
         };
         Recording: {
-            /** Format: uuid */
+            /** @description The take’s file, `fil_…` (GET /file/get). */
             fileId: string;
             /** Format: uuid */
             jobId: string;
+            /** @enum {string} */
+            status: "processing" | "ready" | "rejected";
+            reason: string | null;
+            detail: string | null;
+            /** @description Its playback URL, which answers once it is ready. */
             url: string;
             fileName: string | null;
-            mimeType: string | null;
+            contentType: string | null;
             durationMs: number | null;
             sizeBytes: number | null;
             /**
@@ -2088,13 +2179,18 @@ export interface components {
             expiresAt: string;
         };
         SubmittedRecording: {
-            /** Format: uuid */
+            /** @description The take’s file, `fil_…` (GET /file/get). */
             fileId: string;
             /** Format: uuid */
             jobId: string;
+            /** @enum {string} */
+            status: "processing" | "ready" | "rejected";
+            reason: string | null;
+            detail: string | null;
+            /** @description Its playback URL, which answers once it is ready. */
             url: string;
             fileName: string | null;
-            mimeType: string | null;
+            contentType: string | null;
             durationMs: number | null;
             sizeBytes: number | null;
             /**
@@ -2103,6 +2199,53 @@ export interface components {
              */
             createdAt: string;
             job: components["schemas"]["Job"];
+        };
+        JobFiles: {
+            /** Format: uuid */
+            jobId: string;
+            items: components["schemas"]["File"][];
+        };
+        File: {
+            /** @description A recording file’s id, `fil_…`. */
+            fileId: string;
+            /** Format: uuid */
+            appId: string;
+            /** @description The job it is a take of, once submitted to one (or uploaded through its artist’s link). */
+            jobId: string | null;
+            /**
+             * @description `processing` until checked; `ready` once its delivery file plays; `rejected` with a `reason`.
+             * @enum {string}
+             */
+            status: "processing" | "ready" | "rejected";
+            /** @description Why it was rejected: `not_audio`, `unreadable`, `type_mismatch`, `too_short`, `too_long`, `too_large`, `silent`, `unreachable` (a URL that could not be fetched), or `cancelled` (its processing run was cancelled). */
+            reason: string | null;
+            /** @description One sentence saying what was found. */
+            detail: string | null;
+            fileName: string | null;
+            /** @description The original’s size. */
+            sizeBytes: number | null;
+            /** @description What plays, once ready. */
+            durationMs: number | null;
+            /** @description The delivery file’s type, `audio/mp4`, once ready. */
+            contentType: string | null;
+            /** @description What the original’s bytes are: `wav`, `aiff`, `mp3`, `aac`, `m4a`, `flac`, `ogg-vorbis`, `ogg-opus`. */
+            detectedType: string | null;
+            /** @description The original’s. */
+            sampleRate: number | null;
+            /** @description The original’s. */
+            channels: number | null;
+            /** @description The original’s integrated loudness (EBU R128, of its mono downmix); the delivery file is at −16 LUFS. */
+            loudnessLufs: number | null;
+            /** @description 200 peaks of the delivery file, 0 to 1 of full scale, for drawing it. */
+            waveform: number[] | null;
+            /** @description Where devices play it, without a key: stable and unguessable. Answers once the file is ready. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            createdAt: string;
+            processedAt: string | null;
         };
         JobPage: {
             items: components["schemas"]["Job"][];
@@ -2130,7 +2273,10 @@ export interface components {
             /** Format: uuid */
             appId: string;
             title: string;
+            /** @description Where its file plays (the file’s `url`). */
             url: string;
+            /** @description Its file (GET /file/get); null for stock added before the service held files. */
+            fileId: string | null;
             richPushLevel: string | null;
             /**
              * Format: date-time
@@ -4925,7 +5071,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored recording and the job */
+            /** @description The take (processing until its file is ready) and the job */
             201: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4970,7 +5116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such job (or recording) in this account */
+            /** @description No such job, or no such file of the job’s app, in this account */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4982,7 +5128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed from the job’s current state (`invalid_state`); the message names both; or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
+            /** @description Not allowed from the job’s state (`invalid_state`), or the file is already a take (`file_in_use`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4994,7 +5140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
+            /** @description The file was rejected (`file_rejected`), or the URL may not be fetched (`invalid_url`); or this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5028,7 +5174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            /** @description This deployment cannot process recordings now (`media_unavailable`); or Postgres or Temporal is out of reach */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5042,7 +5188,8 @@ export interface operations {
     selectRecording: {
         parameters: {
             query: {
-                file_id: string;
+                /** @description A recording file’s id, `fil_…`. */
+                file_id: string & unknown;
             };
             header?: {
                 /** @description Makes the call safe to retry: for 24 h, the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`). Per account; admin routes share one scope. 1–255 visible ASCII characters. */
@@ -5110,7 +5257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed from the job’s current state (`invalid_state`); the message names both; or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
+            /** @description Not allowed from the job’s state (`invalid_state`), or the take is still processing (`file_not_ready`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5122,7 +5269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
+            /** @description The take was rejected (`file_rejected`); or this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5170,7 +5317,8 @@ export interface operations {
     selectRecordingViaAliasjobselect: {
         parameters: {
             query: {
-                file_id: string;
+                /** @description A recording file’s id, `fil_…`. */
+                file_id: string & unknown;
             };
             header?: {
                 /** @description Makes the call safe to retry: for 24 h, the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`). Per account; admin routes share one scope. 1–255 visible ASCII characters. */
@@ -5238,7 +5386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed from the job’s current state (`invalid_state`); the message names both; or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
+            /** @description Not allowed from the job’s state (`invalid_state`), or the take is still processing (`file_not_ready`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5250,7 +5398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
+            /** @description The take was rejected (`file_rejected`); or this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5640,6 +5788,95 @@ export interface operations {
             };
         };
     };
+    listJobFiles: {
+        parameters: {
+            query: {
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The takes */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobFiles"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such job (or recording) in this account */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listJobs: {
         parameters: {
             query?: {
@@ -5789,6 +6026,326 @@ export interface operations {
             };
         };
     };
+    uploadFile: {
+        parameters: {
+            query: {
+                appId: string;
+                fileName?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The recording’s bytes as they are (WAV, AIFF, MP3, AAC, M4A, FLAC, Ogg), at most RECORDING_MAX_BYTES. The type is read from the bytes; an audio Content-Type must agree with them. */
+        requestBody: {
+            content: {
+                "audio/*": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The file: `processing`, or `rejected` with its reason when its first bytes are not audio or not the declared type */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["File"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Carried by the console’s cookie, but not from its own pages or without `X-Console: 1` (`csrf_refused`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The appId is not one of the account’s apps */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body passed RECORDING_MAX_BYTES (`too_large`); the rest was not read, nothing was stored, the connection closes */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Content-Type is neither audio nor application/octet-stream (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This deployment cannot process recordings now (`media_unavailable`: no ffmpeg); or Postgres or Temporal is out of reach */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFile: {
+        parameters: {
+            query: {
+                /** @description A recording file’s id, `fil_…`. */
+                id: string & unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["File"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such file in this account */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    playRecording: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, `bytes=0-99`, `bytes=100-` or `bytes=-500`: answered 206 (416 when past the end). */
+                Range?: string;
+                /** @description The `ETag` of a copy held: answered 304 when it is this file. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description A recording file’s id, `fil_…`. */
+                fileId: string & unknown;
+                /** @description The URL’s signature and `.m4a`, as the file’s `url` gives it. */
+                name: string & unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery file (AAC-LC in MPEG-4 audio), cacheable for good */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mp4": string;
+                };
+            };
+            /** @description The byte range asked for, with Content-Range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mp4": string;
+                };
+            };
+            /** @description S3 storage: the file is at Location, a presigned GET that works for 15 minutes */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match names this file */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such recording: unknown, rejected, deleted, or a URL whose signature is not the file’s */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is still processing (`file_not_ready`); retry after Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The range starts past the end (`range_not_satisfiable`); Content-Range gives the size */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createStock: {
         parameters: {
             query?: never;
@@ -5850,7 +6407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The appId is not one of the account’s apps */
+            /** @description The appId is not one of the account’s apps, or the fileId none of its files */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5874,7 +6431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
+            /** @description The file was rejected (`file_rejected`), or the URL may not be fetched (`invalid_url`); or this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5908,7 +6465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            /** @description This deployment cannot process recordings now (`media_unavailable`); or Postgres or Temporal is out of reach */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6074,7 +6631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
+            /** @description The stock’s file is still processing (`file_not_ready`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6086,7 +6643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The filterId names no segment of the app (`unknown_segment`); or this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
+            /** @description The filterId names no segment of the app (`unknown_segment`), or the stock’s file was rejected (`file_rejected`); or this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6206,7 +6763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
+            /** @description The stock’s file is still processing (`file_not_ready`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6218,7 +6775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The filterId names no segment of the app (`unknown_segment`); or this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
+            /** @description The filterId names no segment of the app (`unknown_segment`), or the stock’s file was rejected (`file_rejected`); or this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
