@@ -282,6 +282,8 @@ const productionSchemas = {
   migrate: z.object({
     LOG_LEVEL: sharedSettings.LOG_LEVEL,
     DATABASE_URL: postgresUrl,
+    /** A direct connection for migrations when DATABASE_URL goes through PgBouncer in transaction mode. */
+    MIGRATION_DATABASE_URL: postgresUrl.optional(),
   }),
 } as const;
 
