@@ -7,6 +7,7 @@ import { jobWorkflowId } from '../../workflows/recording-job.contract.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { killWorker, startApiProcess, startWorkerProcess } from '../support/instances.ts';
 import { newMessage, sampleJob } from '../support/jobs.ts';
+import { until } from '../support/wait.ts';
 
 /**
  * A rollout with worker versioning, on the dev server: `npm run worker` of build v1, then of build v2 beside it, each
@@ -90,5 +91,13 @@ describe('a rollout with worker versioning', () => {
     expect(new Set(await buildsThatRan(startedOnV2))).toEqual(new Set(['v2']));
     const described = await client.workflow.getHandle(jobWorkflowId(startedOnV1)).describe();
     expect(described.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId).toBe('v1');
+    // The list filter docs/operations.md gives for "which runs still need the old build".
+    const stillOnV1 = `TemporalWorkerDeploymentVersion = "${deploymentName}:v1" AND ExecutionStatus = "Running"`;
+    const listed = await until(`runs listed by ${stillOnV1}`, async () => {
+      const ids: string[] = [];
+      for await (const run of client.workflow.list({ query: stillOnV1 })) ids.push(run.workflowId);
+      return ids;
+    }, (ids: string[]) => ids.includes(jobWorkflowId(startedOnV1)));
+    expect(listed).not.toContain(jobWorkflowId(startedOnV2));
   }, 120_000);
 });
