@@ -1,0 +1,67 @@
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { formatTime } from '../../components/format.ts';
+import { TakeAudio, takeStateText } from '../jobs/take-audio.tsx';
+import { useArtistTakes, useDeleteTake, type ArtistTake } from './artist-takes.ts';
+import { TakeRecorder } from './take-recorder.tsx';
+import { TakeUpload } from './take-upload.tsx';
+
+function TakeRow({ token, take }: { token: string; take: ArtistTake }) {
+  const remove = useDeleteTake(token);
+  const name = take.fileName ?? take.fileId;
+  return (
+    <tr>
+      <th scope="row">{name}</th>
+      <td>{formatTime(take.createdAt)}</td>
+      <td>{takeStateText(take)}</td>
+      <td>
+        <TakeAudio take={take} label={`Play ${name}`} />
+      </td>
+      <td>
+        <button type="button" className="secondary" onClick={() => remove.mutate(take.fileId)} disabled={remove.isPending} aria-label={`Delete ${name}`}>
+          Delete
+        </button>
+        {remove.error && <ErrorMessage error={remove.error} />}
+      </td>
+    </tr>
+  );
+}
+
+/** The artist's side of the takes: send one (a file, or recorded here), then see each checked, play it, or delete it. */
+export function ArtistTakes({ token }: { token: string }) {
+  const takes = useArtistTakes(token);
+  const items = takes.data?.items ?? [];
+  return (
+    <>
+      <section aria-labelledby="artist-send">
+        <h2 id="artist-send">Send a take</h2>
+        <p className="hint">WAV, AIFF, MP3, M4A, FLAC or Ogg, 1 second to 2 minutes. Each take is checked and its loudness evened out.</p>
+        <TakeUpload token={token} />
+        <TakeRecorder token={token} />
+      </section>
+      <section aria-labelledby="artist-takes">
+        <h2 id="artist-takes">Your takes</h2>
+        {takes.error && <ErrorMessage error={takes.error} />}
+        {takes.isSuccess && items.length === 0 && <p>No takes yet.</p>}
+        {items.length > 0 && (
+          <table className="list">
+            <caption>Your takes, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Take</th>
+                <th scope="col">Sent</th>
+                <th scope="col">State</th>
+                <th scope="col">Listen</th>
+                <th scope="col">Remove</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((take) => (
+                <TakeRow key={take.fileId} token={token} take={take} />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
