@@ -1,3 +1,4 @@
+import './artist.css';
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from '../../api/client.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';

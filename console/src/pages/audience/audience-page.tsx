@@ -1,3 +1,4 @@
+import './audience.css';
 import { Link } from 'wouter';
 import { CopyAsCurl } from '../../components/copy-as-curl.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';

@@ -1,3 +1,4 @@
+import './jobs.css';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { CopyAsCurl } from '../../components/copy-as-curl.tsx';

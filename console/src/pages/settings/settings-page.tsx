@@ -1,3 +1,4 @@
+import './settings.css';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { useDocumentTitle } from '../../components/use-document-title.ts';
 import { useAccountId } from '../../session/use-account-id.ts';
