@@ -148,7 +148,9 @@ export async function controlsOutOfTabOrder(page: Page): Promise<string[]> {
     return controls.length;
   })()`);
   const reached = new Set<string>();
-  for (let step = 0; step < count + 5; step++) {
+  // Some controls take several Tab stops (a time field's hours and minutes, an audio player's buttons), and leaving
+  // the page's end passes the browser's own: walk well past the count; a control reached twice counts once.
+  for (let step = 0; step < count * 3 + 10; step++) {
     await page.keyboard.press('Tab');
     const id = await page.evaluate<string | null>(`document.activeElement?.getAttribute('data-control') ?? null`);
     if (id !== null) reached.add(id);

@@ -30,10 +30,19 @@ function NewEndpointForm({ accountId }: { accountId: string }) {
         <legend>Events it receives</legend>
         {eventTypes.data?.eventTypes.map(({ type, description: about }) => (
           <div key={type} className="check">
-            <input id={`${id}-${type}`} type="checkbox" checked={chosen.includes(type as EventType)} onChange={(event) => toggle(type as EventType, event.target.checked)} />
+            <input
+              id={`${id}-${type}`}
+              type="checkbox"
+              checked={chosen.includes(type as EventType)}
+              onChange={(event) => toggle(type as EventType, event.target.checked)}
+              aria-describedby={`${id}-${type}-about`}
+            />
             <label htmlFor={`${id}-${type}`}>
-              <code>{type}</code> <span className="hint">{about}</span>
-            </label>
+              <code>{type}</code>
+            </label>{' '}
+            <span id={`${id}-${type}-about`} className="hint">
+              {about}
+            </span>
           </div>
         ))}
       </fieldset>
