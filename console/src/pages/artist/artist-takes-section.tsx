@@ -5,21 +5,23 @@ import { useArtistTakes, useDeleteTake, type ArtistTake } from './artist-takes.t
 import { TakeRecorder } from './take-recorder.tsx';
 import { TakeUpload } from './take-upload.tsx';
 
-function TakeRow({ token, take }: { token: string; take: ArtistTake }) {
+function TakeRow({ token, take, deletable }: { token: string; take: ArtistTake; deletable: boolean }) {
   const remove = useDeleteTake(token);
   const name = take.fileName ?? take.fileId;
   return (
     <tr>
       <th scope="row">{name}</th>
       <td>{formatTime(take.createdAt)}</td>
-      <td>{takeStateText(take)}</td>
+      <td>{take.selected ? `selected (${takeStateText(take)})` : takeStateText(take)}</td>
       <td>
         <TakeAudio take={take} label={`Play ${name}`} />
       </td>
       <td>
+        {deletable && (
         <button type="button" className="secondary" onClick={() => remove.mutate(take.fileId)} disabled={remove.isPending} aria-label={`Delete ${name}`}>
           Delete
         </button>
+        )}
         {remove.error && <ErrorMessage error={remove.error} />}
       </td>
     </tr>
@@ -30,6 +32,8 @@ function TakeRow({ token, take }: { token: string; take: ArtistTake }) {
 export function ArtistTakes({ token }: { token: string }) {
   const takes = useArtistTakes(token);
   const items = takes.data?.items ?? [];
+  // Once the account has selected a take, the takes are kept as they are: none can be deleted.
+  const deletable = !items.some((take) => take.selected);
   return (
     <>
       <section aria-labelledby="artist-send">
@@ -42,6 +46,11 @@ export function ArtistTakes({ token }: { token: string }) {
         <h2 id="artist-takes">Your takes</h2>
         {takes.error && <ErrorMessage error={takes.error} />}
         {takes.isSuccess && items.length === 0 && <p>No takes yet.</p>}
+        {takes.data && items.length > 0 && (
+          <p className="hint">
+            {items.length} of at most {takes.data.maxTakes} takes.
+          </p>
+        )}
         {items.length > 0 && (
           <table className="list">
             <caption>Your takes, oldest first</caption>
@@ -56,7 +65,7 @@ export function ArtistTakes({ token }: { token: string }) {
             </thead>
             <tbody>
               {items.map((take) => (
-                <TakeRow key={take.fileId} token={token} take={take} />
+                <TakeRow key={take.fileId} token={token} take={take} deletable={deletable} />
               ))}
             </tbody>
           </table>

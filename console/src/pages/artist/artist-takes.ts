@@ -6,6 +6,8 @@ import type { TakeLike } from '../jobs/take-audio.tsx';
 export interface ArtistTake extends TakeLike {
   fileId: string;
   fileName: string | null;
+  /** Whether the account selected it: from then on no take is deleted. */
+  selected: boolean;
   createdAt: string;
 }
 
@@ -23,7 +25,7 @@ async function answerOf<T>(response: Response): Promise<T> {
 export function useArtistTakes(token: string) {
   return useQuery({
     queryKey: ['artist-takes', token],
-    queryFn: async () => answerOf<{ items: ArtistTake[] }>(await fetch(takesPath(token), { credentials: 'omit' })),
+    queryFn: async () => answerOf<{ items: ArtistTake[]; maxTakes: number }>(await fetch(takesPath(token), { credentials: 'omit' })),
     refetchInterval: (query) => (query.state.data?.items.some((take) => take.status === 'processing') ? 2_000 : false),
   });
 }
