@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
-import { controlsOutOfTabOrder, openConsoleBrowser, unlabelledControls, type ConsoleBrowser, type ConsolePage } from '../support/console-browser.ts';
+import { sineWav } from '../support/audio.ts';
+import { controlsOutOfTabOrder, fakeMicrophoneFlags, openConsoleBrowser, unlabelledControls, type ConsoleBrowser, type ConsolePage } from '../support/console-browser.ts';
 import { readyTake } from '../support/files.ts';
 import { newJob } from '../support/jobs.ts';
 
@@ -15,7 +16,7 @@ let main: ConsolePage;
 const hour = 3_600_000;
 
 beforeAll(async () => {
-  [browser, account] = await Promise.all([openConsoleBrowser(import.meta.url), newAccount()]);
+  [browser, account] = await Promise.all([openConsoleBrowser(import.meta.url, fakeMicrophoneFlags), newAccount()]);
   main = await browser.signedInPage(account);
 }, 120_000);
 
@@ -105,5 +106,66 @@ describe('a job’s page', () => {
     expect(players).toHaveLength(1);
     for (const player of players) expect(await player.getAttribute('aria-label')).toMatch(/^Play .+/);
     expect(main.problems).toEqual([]);
+  });
+});
+
+/** The artist's takes as their link's API answers them. */
+const artistTakes = async (token: string) => (await call('GET', `/artist/${token}/takes`)).body.items as Array<{ fileId: string; fileName: string; status: string }>;
+
+describe('the artist’s page', () => {
+  it('uploads a WAV and records a take in the browser; the account selects and accepts the upload on the board', async () => {
+    const job = await newJob(account, { title: 'Autumn voice-over', artist: 'voice@example.com' });
+    const executed = await call('POST', `/job/executeJob?id=${job.id}`, { token: account.apiKey });
+    const link = new URL(executed.body.artistLink.url as string);
+    const token = link.pathname.split('/').at(-1)!;
+    const artist = await browser.signedOutPage();
+    await artist.goto(link.pathname);
+    expect(await heading(artist).textContent()).toBe('Autumn voice-over');
+
+    // A file: 2 s of a sine the test writes, through the page's file field.
+    await artist.page.getByLabel('Audio file').setInputFiles({ name: 'autumn-take-1.wav', mimeType: 'audio/wav', buffer: sineWav({ seconds: 2, peakDbfs: -12 }) });
+    await artist.page.getByRole('button', { name: 'Upload' }).click();
+    const uploaded = artist.page.getByRole('row', { name: /^autumn-take-1\.wav/ });
+    await expect.poll(() => uploaded.getByRole('cell').nth(1).textContent(), { timeout: 60_000 }).toMatch(/^ready, 0:0[12]\.\d$/);
+
+    // Recorded: Chromium's fake microphone, for about 2 s of real time (a recording takes the time it records).
+    await artist.page.getByRole('button', { name: 'Record' }).click();
+    await artist.page.getByText('Recording… press Stop when done.').waitFor();
+    await artist.page.waitForTimeout(2_000);
+    await artist.page.getByRole('button', { name: 'Stop and upload' }).click();
+    const recorded = artist.page.getByRole('row', { name: /^recording-.+\.wav/ });
+    await expect.poll(() => recorded.getByRole('cell').nth(1).textContent(), { timeout: 60_000 }).toMatch(/^ready, 0:0\d\.\d$/);
+    const takes = await artistTakes(token);
+    expect(takes.map((take) => [take.fileName.replace(/^recording-.+\.wav$/, 'recording.wav'), take.status])).toEqual([
+      ['autumn-take-1.wav', 'ready'],
+      ['recording.wav', 'ready'],
+    ]);
+    await artist.screenshot('artist-takes');
+    await expectAccessible(artist);
+
+    // The recorded take deleted from the page is gone from the link's list.
+    await recorded.getByRole('button', { name: /^Delete / }).click();
+    await expect.poll(async () => (await artistTakes(token)).map((take) => take.fileName)).toEqual(['autumn-take-1.wav']);
+    await expect.poll(() => recorded.count()).toBe(0);
+    expect(artist.problems).toEqual([]);
+
+    // The account, on the board: the job's takes are in; select the artist's upload and accept it.
+    await main.goto('/console/jobs');
+    await column(main, 'Takes in').getByRole('link', { name: job.title }).click();
+    const row = main.page.getByRole('row', { name: /^autumn-take-1\.wav/ });
+    await row.getByRole('button', { name: 'Select autumn-take-1.wav' }).click();
+    await expect.poll(async () => (await getJob(job.id)).status).toBe('SELECTED');
+    expect((await getJob(job.id)).selectedFileId).toBe(takes[0]!.fileId);
+    await main.page.getByRole('button', { name: 'Accept the selected take' }).click();
+    await expect.poll(async () => (await getJob(job.id)).status).toBe('ACCEPTED');
+    const message = (await call('GET', `/notification/get?id=${job.notificationId}`, { token: account.apiKey })).body;
+    expect(message.recording.fileId).toBe(takes[0]!.fileId);
+    expect(main.problems).toEqual([]);
+
+    // Accepted, the link ends: the artist's page says so in their words.
+    await artist.goto(link.pathname);
+    expect(await heading(artist).textContent()).toBe('This link does not open');
+    expect(await artist.page.getByRole('alert').textContent()).toMatch(/no longer opens/);
+    await artist.context.close();
   });
 });

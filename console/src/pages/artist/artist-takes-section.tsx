@@ -18,9 +18,9 @@ function TakeRow({ token, take, deletable }: { token: string; take: ArtistTake; 
       </td>
       <td>
         {deletable && (
-        <button type="button" className="secondary" onClick={() => remove.mutate(take.fileId)} disabled={remove.isPending} aria-label={`Delete ${name}`}>
-          Delete
-        </button>
+          <button type="button" className="secondary" onClick={() => remove.mutate(take.fileId)} disabled={remove.isPending} aria-label={`Delete ${name}`}>
+            Delete
+          </button>
         )}
         {remove.error && <ErrorMessage error={remove.error} />}
       </td>

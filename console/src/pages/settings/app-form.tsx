@@ -63,10 +63,10 @@ export function AppForm({ accountId, app }: { accountId: string; app: App }) {
         <label htmlFor={`${id}-capped`}>Limit the pushes a device gets</label>
         {draft.capped && (
           <>
-          <label htmlFor={`${id}-max`}>At most</label>
-          <input id={`${id}-max`} type="number" min={1} max={1000} required value={draft.capMax} onChange={(event) => set({ capMax: event.target.value })} />
-          <label htmlFor={`${id}-hours`}>pushes in any (hours)</label>
-          <input id={`${id}-hours`} type="number" min={1} max={720} required value={draft.capHours} onChange={(event) => set({ capHours: event.target.value })} />
+            <label htmlFor={`${id}-max`}>At most</label>
+            <input id={`${id}-max`} type="number" min={1} max={1000} required value={draft.capMax} onChange={(event) => set({ capMax: event.target.value })} />
+            <label htmlFor={`${id}-hours`}>pushes in any (hours)</label>
+            <input id={`${id}-hours`} type="number" min={1} max={720} required value={draft.capHours} onChange={(event) => set({ capHours: event.target.value })} />
           </>
         )}
       </fieldset>
@@ -76,15 +76,15 @@ export function AppForm({ accountId, app }: { accountId: string; app: App }) {
         <label htmlFor={`${id}-quiet`}>Keep campaign pushes out of these hours</label>
         {draft.quiet && (
           <>
-          <label htmlFor={`${id}-start`}>From</label>
-          <input id={`${id}-start`} type="time" required value={draft.quietStart} onChange={(event) => set({ quietStart: event.target.value })} />
-          <label htmlFor={`${id}-end`}>to</label>
-          <input id={`${id}-end`} type="time" required value={draft.quietEnd} onChange={(event) => set({ quietEnd: event.target.value })} />
-          <label htmlFor={`${id}-action`}>A push due then is</label>
-          <select id={`${id}-action`} value={draft.quietAction} onChange={(event) => set({ quietAction: event.target.value as AppDraft['quietAction'] })}>
-            <option value="delay">held until they end</option>
-            <option value="skip">skipped</option>
-          </select>
+            <label htmlFor={`${id}-start`}>From</label>
+            <input id={`${id}-start`} type="time" required value={draft.quietStart} onChange={(event) => set({ quietStart: event.target.value })} />
+            <label htmlFor={`${id}-end`}>to</label>
+            <input id={`${id}-end`} type="time" required value={draft.quietEnd} onChange={(event) => set({ quietEnd: event.target.value })} />
+            <label htmlFor={`${id}-action`}>A push due then is</label>
+            <select id={`${id}-action`} value={draft.quietAction} onChange={(event) => set({ quietAction: event.target.value as AppDraft['quietAction'] })}>
+              <option value="delay">held until they end</option>
+              <option value="skip">skipped</option>
+            </select>
           </>
         )}
       </fieldset>
