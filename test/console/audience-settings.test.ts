@@ -105,8 +105,8 @@ describe('the Settings page', () => {
     expect(await heading(main).textContent()).toBe('Settings');
     await main.page.getByLabel('Default time zone').selectOption('Europe/Berlin');
     await main.page.getByLabel('Limit the pushes a device gets').check();
-    await main.page.getByLabel('At most').fill('2');
-    await main.page.getByLabel('pushes in any (hours)').fill('12');
+    await main.page.getByLabel('At most (pushes)').fill('2');
+    await main.page.getByLabel('in any window of (hours)').fill('12');
     await main.page.getByLabel('Keep campaign pushes out of these hours').check();
     await main.page.getByLabel('From').fill('21:30');
     await main.page.getByLabel('to', { exact: true }).fill('07:15');

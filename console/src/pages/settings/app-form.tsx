@@ -63,9 +63,9 @@ export function AppForm({ accountId, app }: { accountId: string; app: App }) {
         <label htmlFor={`${id}-capped`}>Limit the pushes a device gets</label>
         {draft.capped && (
           <>
-            <label htmlFor={`${id}-max`}>At most</label>
+            <label htmlFor={`${id}-max`}>At most (pushes)</label>
             <input id={`${id}-max`} type="number" min={1} max={1000} required value={draft.capMax} onChange={(event) => set({ capMax: event.target.value })} />
-            <label htmlFor={`${id}-hours`}>pushes in any (hours)</label>
+            <label htmlFor={`${id}-hours`}>in any window of (hours)</label>
             <input id={`${id}-hours`} type="number" min={1} max={720} required value={draft.capHours} onChange={(event) => set({ capHours: event.target.value })} />
           </>
         )}
