@@ -1,46 +1,36 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError } from '../../api/client.ts';
-import type { TakeLike } from '../jobs/take-audio.tsx';
+import { api, unwrap, type Schema } from '../../api/client.ts';
 
-/** A take as the artist's link lists it: its file, state and listening URL. */
-export interface ArtistTake extends TakeLike {
-  fileId: string;
-  fileName: string | null;
-  /** Whether the account selected it: from then on no take is deleted. */
-  selected: boolean;
-  createdAt: string;
-}
+/** A take as the artist's link lists it: its file, state, listening URL, and whether the account selected it. */
+export type ArtistTake = Schema<'ArtistTake'>;
 
-const takesPath = (token: string) => `/artist/${encodeURIComponent(token)}/takes`;
-
-/** The API's answer as data, or its error as an ApiError (the link's routes take no cookie and no key: the token is in the path). */
-async function answerOf<T>(response: Response): Promise<T> {
-  const body: unknown = response.status === 204 ? undefined : await response.json();
-  if (response.ok) return body as T;
-  const error = (body as { error?: { code?: string; message?: string; requestId?: string } } | undefined)?.error;
-  throw new ApiError(response.status, error?.code ?? 'unknown', error?.message ?? `${response.status} ${response.statusText}`, error?.requestId);
-}
+// The link's routes take no cookie and no key: the token in the path is the artist's only credential, so these calls
+// send no cookie (`credentials: 'omit'`), and a console session in the same browser lends them nothing.
+const linkOnly = { credentials: 'omit' } as const;
+const tokenPath = (token: string) => ({ path: { token } });
 
 /** GET /artist/{token}/takes, read again every 2 s while one of them is still processing. */
 export function useArtistTakes(token: string) {
   return useQuery({
     queryKey: ['artist-takes', token],
-    queryFn: async () => answerOf<{ items: ArtistTake[]; maxTakes: number }>(await fetch(takesPath(token), { credentials: 'omit' })),
+    queryFn: () => unwrap(api.GET('/artist/{token}/takes', { params: tokenPath(token), ...linkOnly })),
     refetchInterval: (query) => (query.state.data?.items.some((take) => take.status === 'processing') ? 2_000 : false),
   });
 }
 
-/** POST /artist/{token}/takes?fileName=, the audio's bytes as the body, sent as they are. */
+/** POST /artist/{token}/takes?fileName=, the audio's bytes as the body, sent as they are (never as JSON). */
 export function useUploadTake(token: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async ({ fileName, audio }: { fileName: string; audio: Blob }) =>
-      answerOf<ArtistTake>(
-        await fetch(`${takesPath(token)}?fileName=${encodeURIComponent(fileName)}`, {
-          method: 'POST',
-          credentials: 'omit',
+    mutationFn: ({ fileName, audio }: { fileName: string; audio: Blob }) =>
+      unwrap(
+        api.POST('/artist/{token}/takes', {
+          params: { ...tokenPath(token), query: { fileName } },
+          // The schema types a raw body as a string; the browser sends the Blob's bytes.
+          body: audio as unknown as string,
+          bodySerializer: (body: unknown) => body as Blob,
           headers: { 'Content-Type': audio.type || 'application/octet-stream' },
-          body: audio,
+          ...linkOnly,
         }),
       ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['artist-takes', token] }),
@@ -51,8 +41,7 @@ export function useUploadTake(token: string) {
 export function useDeleteTake(token: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (fileId: string) =>
-      answerOf<void>(await fetch(`${takesPath(token)}/${encodeURIComponent(fileId)}`, { method: 'DELETE', credentials: 'omit' })),
+    mutationFn: (fileId: string) => unwrap(api.DELETE('/artist/{token}/takes/{fileId}', { params: { path: { token, fileId } }, ...linkOnly })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['artist-takes', token] }),
   });
 }
