@@ -52,4 +52,4 @@ RUN node src/main/bundle-workflows.ts build/workflow-bundle.js
 ENV WORKFLOW_BUNDLE_PATH=/app/build/workflow-bundle.js
 USER node
 EXPOSE 3000
-CMD ["node", "src/main/api.ts"]
+CMD ["node", "--max-semi-space-size=8", "src/main/api.ts"]
