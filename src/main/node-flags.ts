@@ -47,6 +47,13 @@ export function nodeFlagsOf(entryPoint: string): readonly string[] {
   return entryPoint === apiEntryPoint ? apiNodeFlags : [];
 }
 
+/**
+ * The API's environment at launch: two malloc arenas, as the worker's, for what an upload's Buffers leave in glibc's
+ * arenas once freed (docs/adr/0084-the-api-runs-with-a-small-young-generation.md).
+ */
+export const apiEnvironment = { MALLOC_ARENA_MAX: '2' } as const;
+
 export function launchEnvironmentOf(entryPoint: string): Readonly<Record<string, string>> {
-  return entryPoint === workerEntryPoint ? workerEnvironment : {};
+  if (entryPoint === workerEntryPoint) return workerEnvironment;
+  return entryPoint === apiEntryPoint ? apiEnvironment : {};
 }

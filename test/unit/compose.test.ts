@@ -143,6 +143,11 @@ describe('docker-compose.yml', () => {
     for (const [variable, value] of launchEnvironment) expect(env[variable], `${name}: ${variable}`).toBe(value);
   });
 
+  it('runs api with the api launch environment', () => {
+    const env = resolvedEnvironment(service('api'));
+    for (const [variable, value] of Object.entries(launchEnvironmentOf(apiEntryPoint))) expect(env[variable], `api: ${variable}`).toBe(value);
+  });
+
   it.each(appServices.filter(([name]) => name !== 'worker-interactive'))('runs %s with the node flags and launch environment of its npm script', (_, role, entryPoint) => {
     const scripts = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
     const launchEnvironment = Object.entries(launchEnvironmentOf(entryPoint)).map(([variable, value]) => `${variable}=${value}`);
