@@ -52,4 +52,6 @@ RUN node src/main/bundle-workflows.ts build/workflow-bundle.js
 ENV WORKFLOW_BUNDLE_PATH=/app/build/workflow-bundle.js
 USER node
 EXPOSE 3000
-CMD ["node", "src/main/api.ts"]
+# The api as src/main/node-flags.ts launches it (docs/adr/0084-the-api-runs-with-a-small-young-generation.md).
+ENV MALLOC_ARENA_MAX=2
+CMD ["node", "--max-semi-space-size=8", "src/main/api.ts"]
