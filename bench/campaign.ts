@@ -51,6 +51,7 @@ import { createJsonClient, type JsonClient } from './support/json-client.ts';
 import { machineLines } from './support/machine.ts';
 import { processMemoryMiB } from './support/memory.ts';
 import { cpuSpent, readCpu } from './support/process-cpu.ts';
+import { seedDevices } from './support/seed-devices.ts';
 import { runBench, startBenchApi, startBenchWorkerProcess, startStack, type BenchContext, type Stack } from './support/stack.ts';
 import { fmt, runBounded } from './support/stats.ts';
 import { measureTemporalFloor } from './support/temporal-floor.ts';
@@ -82,8 +83,6 @@ const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? '';
 const workerEnv = WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {};
 /** The configuration's maximum (src/config.ts): the pace never binds. */
 const FCM_MAX_PER_MINUTE = 100_000_000;
-/** Devices seeded per INSERT, so the seeding can say how far it got. */
-const SEED_CHUNK = 100_000;
 
 const taskQueue = `bench-campaign-${randomBytes(4).toString('hex')}`;
 const progress = (message: string) => process.stderr.write(`[bench:campaign] ${message}\n`);
@@ -208,31 +207,6 @@ const ok = async (client: JsonClient, tenant: Tenant, method: string, path: stri
   if (response.status !== expected) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body as Record<string, unknown>;
 };
-
-/**
- * `count` devices of the app, written straight into `devices` as the API stores a registration (src/domain/devices/
- * register-devices.ts): a random id, an FCM-length token, a platform, a client user id, a few attributes, subscribed.
- */
-async function seedDevices(stack: Stack, accountId: string, appId: string, count: number, label: string, zones: string[] = ['Europe/Berlin']): Promise<void> {
-  const started = performance.now();
-  for (let from = 1; from <= count; from += SEED_CHUNK) {
-    const to = Math.min(count, from + SEED_CHUNK - 1);
-    await stack.sql.query(
-      `insert into devices (id, account_id, app_id, token, platform, client_user_id, attributes, subscribed, locale, timezone, created_at, updated_at, last_seen_at)
-       select gen_random_uuid(), $1, $2::uuid, lpad(n::text, 11, '0') || ':APA91b' || md5(n::text || $2::text) || md5($2::text || n::text) || md5(n::text) || md5($2::text),
-              (array['android', 'ios', 'web'])[1 + n % 3], 'user-' || n,
-              jsonb_build_object('plan', (array['free', 'pro', 'enterprise'])[1 + n % 3], 'group', 'bench'),
-              true, 'en-US', ($5::text[])[1 + n % cardinality($5::text[])], now(), now(), now()
-         from generate_series($3::int, $4::int) as n`,
-      [accountId, appId, from, to, zones],
-    );
-    progress(`${label}: seeded ${to} of ${count} devices (${fmt((performance.now() - started) / 1000, 1)} s)`);
-  }
-  // What autovacuum does to a table that was filled (insert threshold), which the bench's server may not run
-  // (autovacuum is off on the benches' system PostgreSQL): the visibility map set, so the snapshot can read the
-  // segment's devices from the (app_id, id) index alone, in device id order, as it would in production.
-  await stack.sql.query('vacuum (analyze) devices');
-}
 
 /** Runs one campaign send through the API and the worker process `worker`, and reads what it did. */
 async function runSend(
@@ -528,20 +502,20 @@ runBench(progress, async (context) => {
 
   const logApp = await newApp('bench campaign (log)');
   progress(`seeding ${DEVICES} devices`);
-  await seedDevices(stack, account.id, logApp, DEVICES, 'log app');
+  await seedDevices(stack.sql, progress, account.id, logApp, DEVICES, 'log app');
   const logSegment = await newSegment(logApp);
   let fcmApp: string | undefined;
   let fcmSegment: string | undefined;
   if (FCM_DEVICES > 0) {
     fcmApp = await newApp('bench campaign (fcm)');
     progress(`seeding ${FCM_DEVICES} devices of a second app for the FCM send`);
-    await seedDevices(stack, account.id, fcmApp, FCM_DEVICES, 'fcm app');
+    await seedDevices(stack.sql, progress, account.id, fcmApp, FCM_DEVICES, 'fcm app');
     fcmSegment = await newSegment(fcmApp);
   }
   const throttledApp = THROTTLED_DEVICES > 0 ? await newApp('bench campaign (throttled)') : undefined;
-  if (throttledApp) await seedDevices(stack, account.id, throttledApp, THROTTLED_DEVICES, 'throttled app');
+  if (throttledApp) await seedDevices(stack.sql, progress, account.id, throttledApp, THROTTLED_DEVICES, 'throttled app');
   const localApp = LOCAL_DEVICES > 0 ? await newApp('bench campaign (local time)') : undefined;
-  if (localApp) await seedDevices(stack, account.id, localApp, LOCAL_DEVICES, 'local-time app', localZones);
+  if (localApp) await seedDevices(stack.sql, progress, account.id, localApp, LOCAL_DEVICES, 'local-time app', localZones);
   await sql.query('checkpoint');
 
   // 1. The log provider.
