@@ -72,13 +72,13 @@ async function appWithDevices(seeding: Seeding, name: string, devices: number) {
   return { appId: app.id, segmentId: segment.id };
 }
 
-async function api(seeding: Seeding, path: string, body: unknown): Promise<any> {
+async function api(seeding: Seeding, path: string, body: unknown): Promise<{ id?: string }> {
   const answer = await fetch(`${seeding.apiUrl}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${seeding.apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  const json = await answer.json();
+  const json = (await answer.json()) as { id?: string };
   if (!answer.ok) throw new Error(`POST ${path} answered ${answer.status}: ${JSON.stringify(json)}`);
   return json;
 }
@@ -87,10 +87,11 @@ async function api(seeding: Seeding, path: string, body: unknown): Promise<any> 
 async function sentCampaign(seeding: Seeding, devices: number): Promise<{ campaignId: string; campaignAppId: string }> {
   const { appId, segmentId } = await appWithDevices(seeding, 'campaign app', devices);
   const message = await api(seeding, '/notification/create', { ...sampleMessage(appId, segmentId), type: 'PUSH', title: `Campaign to ${devices} devices` });
-  await api(seeding, `/notification/schedule?id=${message.id}&appId=${appId}`, { playTime: Date.now() + 1000 });
+  const campaignId = message.id!;
+  await api(seeding, `/notification/schedule?id=${campaignId}&appId=${appId}`, { playTime: Date.now() + 1000 });
   const ended = `select count(*) as n from campaigns where notification_id = $1 and state not in ('SCHEDULED', 'SENDING')`;
-  await waitForCount('campaign sent', () => countOf(seeding.stack, ended, [message.id]), 1, seeding.progress, seeding.signal);
-  return { campaignId: message.id as string, campaignAppId: appId };
+  await waitForCount('campaign sent', () => countOf(seeding.stack, ended, [campaignId]), 1, seeding.progress, seeding.signal);
+  return { campaignId, campaignAppId: appId };
 }
 
 /** An A/B test on an app of `devices` (20 % tested, as bench/abtest.ts sets one up), waited for until both arms are sent. */
