@@ -28,6 +28,13 @@ const sharedSettings = {
    */
   TEMPORAL_INTERACTIVE_TASK_QUEUE: z.string().min(1).optional(),
   LOG_LEVEL: logLevel.default('info'),
+  /** Temporal Cloud's API key; set, the connection uses TLS (src/temporal/access.ts). */
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  /** TLS to Temporal without a client certificate (a cluster behind a TLS-terminating frontend). */
+  TEMPORAL_TLS: z.stringbool().default(false),
+  /** mTLS to Temporal: the client certificate and its key (PEM files), both or neither. */
+  TEMPORAL_TLS_CERT_FILE: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY_FILE: z.string().min(1).optional(),
   /** Encrypts secrets kept in Postgres (endpoint signing secrets, provider credentials). */
   SECRETS_KEY: secretsKey,
   /** Comma-separated CIDRs that outbound URLs may reach although they are private (tests, private deployments). */
@@ -69,6 +76,13 @@ function checkWorkerRole(
     message: `must be all while TEMPORAL_INTERACTIVE_TASK_QUEUE is TEMPORAL_TASK_QUEUE (one queue cannot be split)`,
     input: config.WORKER_ROLE,
   });
+}
+
+/** A client certificate needs its key, and a key its certificate. */
+function checkTemporalTls(config: { TEMPORAL_TLS_CERT_FILE?: string | undefined; TEMPORAL_TLS_KEY_FILE?: string | undefined }, ctx: z.RefinementCtx): void {
+  const [present, absent] = config.TEMPORAL_TLS_CERT_FILE ? ['TEMPORAL_TLS_CERT_FILE', 'TEMPORAL_TLS_KEY_FILE'] : ['TEMPORAL_TLS_KEY_FILE', 'TEMPORAL_TLS_CERT_FILE'];
+  if ((config.TEMPORAL_TLS_CERT_FILE === undefined) === (config.TEMPORAL_TLS_KEY_FILE === undefined)) return;
+  ctx.addIssue({ code: 'custom', path: [absent], message: `when ${present} is set` });
 }
 
 /** Two listeners of one process cannot share a port; the public one and the metrics ones are named in the message. */
@@ -255,7 +269,8 @@ const productionSchemas = {
       TEMPORAL_ADDRESS: hostPort,
     })
     .superRefine(checkStorageSettings)
-    .superRefine(checkDistinctPorts),
+    .superRefine(checkDistinctPorts)
+    .superRefine(checkTemporalTls),
   worker: z
     .object({
       ...sharedSettings,
@@ -278,7 +293,8 @@ const productionSchemas = {
     .superRefine(checkPushSettings)
     .superRefine(checkStorageSettings)
     .superRefine(checkDistinctPorts)
-    .superRefine(checkWorkerRole),
+    .superRefine(checkWorkerRole)
+    .superRefine(checkTemporalTls),
   migrate: z.object({
     LOG_LEVEL: sharedSettings.LOG_LEVEL,
     DATABASE_URL: postgresUrl,
@@ -314,7 +330,8 @@ const embeddedSchema = z
   })
   .superRefine(checkPushSettings)
   .superRefine(checkStorageSettings)
-  .superRefine(checkDistinctPorts);
+  .superRefine(checkDistinctPorts)
+  .superRefine(checkTemporalTls);
 
 export type Role = keyof typeof productionSchemas;
 export type ApiConfig = z.infer<(typeof productionSchemas)['api']>;
@@ -359,4 +376,9 @@ export function requiredSettings(role: Role): string[] {
     .filter(([, schema]) => !schema.safeParse(undefined).success)
     .map(([name]) => name)
     .sort();
+}
+
+/** Every setting a role reads, by name. Used to check that deployments (the Helm chart) set only settings that exist. */
+export function settingNames(role: Role): string[] {
+  return Object.keys(productionSchemas[role].shape).sort();
 }

@@ -62,6 +62,10 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.temporal.taskQueue | quote }}
 - name: TEMPORAL_INTERACTIVE_TASK_QUEUE
   value: {{ .Values.temporal.interactiveTaskQueue | quote }}
+{{- if .Values.temporal.tls }}
+- name: TEMPORAL_TLS
+  value: "true"
+{{- end }}
 {{- with .Values.temporal.apiKey.existingSecret }}
 {{ include "richpush.secretEnv" (dict "name" "TEMPORAL_API_KEY" "secret" . "key" $.Values.temporal.apiKey.key) }}
 {{- end }}
