@@ -164,6 +164,8 @@ describe.each(valuesFiles)('the chart with %s', (_, files) => {
     const kedaEnabled = manifests.some(isKeda);
     for (const role of roles) {
       const deployment = find(manifests, 'Deployment', `worker-${role}`)!;
+      // The scaler owns the count: a replicas field would reset it at every upgrade.
+      expect((deployment.spec as { replicas?: number }).replicas).toBeUndefined();
       const pod = podSpecOf(deployment);
       const config = loadConfig('worker', environmentOf(pod.containers[0]!));
       expect(config.WORKER_ROLE).toBe(role);
