@@ -49,12 +49,13 @@ interface PodSpec {
   terminationGracePeriodSeconds?: number;
 }
 
+const fixture = (name: string) => resolve(repositoryRoot, 'test/fixtures/helm', name);
 const valuesFiles: Array<[name: string, files: string[]]> = [
   ['the default values', []],
   ['values-cloud.yaml', ['values-cloud.yaml']],
   ['values-selfhosted.yaml', ['values-selfhosted.yaml']],
+  ['mTLS to Temporal (test/fixtures/helm/mtls.yaml)', [fixture('mtls.yaml')]],
 ];
-const fixture = (name: string) => resolve(repositoryRoot, 'test/fixtures/helm', name);
 const scripts = JSON.parse(readFileSync(resolve(repositoryRoot, 'package.json'), 'utf8')) as { version: string; scripts: Record<string, string> };
 
 /** Settings that are secrets: never a plain value in a manifest. */
@@ -117,6 +118,20 @@ describe.each(valuesFiles)('the chart with %s', (_, files) => {
       expect(names.filter((name) => !known.includes(name)), `${role}: settings src/config.ts does not read`).toEqual([]);
       expect(requiredSettings(role).filter((name) => !names.includes(name)), `${role}: required settings`).toEqual([]);
       expect(() => loadConfig(role as 'api', environmentOf(container)), role).not.toThrow();
+    }
+  });
+
+  it("mounts the Temporal client certificate where TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE point, when there is one", () => {
+    for (const manifest of workloads(manifests).filter((workload) => component(workload) !== 'migrate')) {
+      const pod = podSpecOf(manifest);
+      const container = pod.containers[0]!;
+      const files = ['TEMPORAL_TLS_CERT_FILE', 'TEMPORAL_TLS_KEY_FILE'].map((name) => envValue(container, name));
+      if (files.every((file) => file === undefined)) continue;
+      for (const file of files) {
+        const mount = container.volumeMounts?.find((candidate) => file?.startsWith(`${candidate.mountPath}/`));
+        const volume = pod.volumes?.find((candidate) => candidate.name === mount?.name) as { secret?: { secretName: string } } | undefined;
+        expect(volume?.secret?.secretName, `${container.name}: ${file}`).toMatch(/\S/);
+      }
     }
   });
 
@@ -187,9 +202,10 @@ function expectTemporalTrigger(scaler: Manifest, queue: string, config: WorkerCo
   const [trigger] = (scaler.spec as { triggers: Trigger[] }).triggers;
   expect(trigger?.type).toBe('temporal');
   expect(trigger?.metadata).toMatchObject({ taskQueue: queue, namespace: config.TEMPORAL_NAMESPACE, endpoint: config.TEMPORAL_ADDRESS });
-  if (config.TEMPORAL_API_KEY === undefined) return;
+  const expected = [...(config.TEMPORAL_API_KEY === undefined ? [] : ['apiKey']), ...(config.TEMPORAL_TLS_CERT_FILE === undefined ? [] : ['cert', 'key'])];
+  if (expected.length === 0) return;
   const authentication = manifests.find((manifest) => manifest.kind === 'TriggerAuthentication' && manifest.metadata.name === trigger?.authenticationRef?.name);
-  expect((authentication?.spec as { secretTargetRef: Array<{ parameter: string }> }).secretTargetRef.map((ref) => ref.parameter)).toContain('apiKey');
+  expect((authentication?.spec as { secretTargetRef: Array<{ parameter: string }> }).secretTargetRef.map((ref) => ref.parameter)).toEqual(expected);
 }
 
 describe('the chart with the default values', () => {
