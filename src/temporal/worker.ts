@@ -1,6 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
 import type { Logger } from '../logger.ts';
+import { workerDeploymentOptionsOf, type DeploymentVersion } from './worker-versioning.ts';
 
 export interface WorkerOptions {
   /** The process's connection, shared with its client (eager starts); closed by whoever opened it. */
@@ -9,6 +10,8 @@ export interface WorkerOptions {
   taskQueue: string;
   workflowBundle: WorkflowBundleOption;
   deps: ActivityDeps;
+  /** Polls as this version of a worker deployment; unversioned when unset. */
+  deployment?: DeploymentVersion | undefined;
 }
 
 export interface RunningWorker {
@@ -74,6 +77,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     activities: createActivities(options.deps),
     shutdownGraceTime: `${workerShutdownGraceSeconds} seconds`,
     maxCachedWorkflows: cachedWorkflowsPerWorker,
+    workerDeploymentOptions: workerDeploymentOptionsOf(options.deployment),
   });
   const finished = worker.run();
   return {
