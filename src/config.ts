@@ -313,13 +313,19 @@ const productionSchemas = {
     .superRefine(checkDeploymentSettings)
     .superRefine(checkTemporalTls),
   /** `npm run deployment:promote`: makes a worker deployment's version the one new runs start on. */
-  promote: z.object({
-    LOG_LEVEL: sharedSettings.LOG_LEVEL,
-    TEMPORAL_ADDRESS: hostPort,
-    TEMPORAL_NAMESPACE: sharedSettings.TEMPORAL_NAMESPACE,
-    WORKER_DEPLOYMENT_NAME: z.string().min(1),
-    WORKER_BUILD_ID: z.string().min(1),
-  }),
+  promote: z
+    .object({
+      LOG_LEVEL: sharedSettings.LOG_LEVEL,
+      TEMPORAL_ADDRESS: hostPort,
+      TEMPORAL_NAMESPACE: sharedSettings.TEMPORAL_NAMESPACE,
+      TEMPORAL_API_KEY: sharedSettings.TEMPORAL_API_KEY,
+      TEMPORAL_TLS: sharedSettings.TEMPORAL_TLS,
+      TEMPORAL_TLS_CERT_FILE: sharedSettings.TEMPORAL_TLS_CERT_FILE,
+      TEMPORAL_TLS_KEY_FILE: sharedSettings.TEMPORAL_TLS_KEY_FILE,
+      WORKER_DEPLOYMENT_NAME: z.string().min(1),
+      WORKER_BUILD_ID: z.string().min(1),
+    })
+    .superRefine(checkTemporalTls),
   migrate: z.object({
     LOG_LEVEL: sharedSettings.LOG_LEVEL,
     DATABASE_URL: postgresUrl,

@@ -55,6 +55,7 @@ const valuesFiles: Array<[name: string, files: string[]]> = [
   ['values-cloud.yaml', ['values-cloud.yaml']],
   ['values-selfhosted.yaml', ['values-selfhosted.yaml']],
   ['mTLS to Temporal (test/fixtures/helm/mtls.yaml)', [fixture('mtls.yaml')]],
+  ['worker versioning mid-rollout (test/fixtures/helm/versioned.yaml)', [fixture('versioned.yaml')]],
 ];
 const scripts = JSON.parse(readFileSync(resolve(repositoryRoot, 'package.json'), 'utf8')) as { version: string; scripts: Record<string, string> };
 
@@ -67,8 +68,17 @@ const podSpecOf = (manifest: Manifest) => (manifest.spec as { template: { spec: 
 const workloads = (manifests: Manifest[]) => manifests.filter((manifest) => manifest.kind === 'Deployment' || manifest.kind === 'Job');
 const component = (manifest: Manifest) => manifest.metadata.labels?.['app.kubernetes.io/component'];
 const find = (manifests: Manifest[], kind: string, name: string) => manifests.find((manifest) => manifest.kind === kind && component(manifest) === name);
+/** The Deployment a scaler scales, or the one whose pods a PDB selects (they carry its selector's labels). */
+function targetOf(manifest: Manifest, manifests: Manifest[]): string | undefined {
+  const spec = manifest.spec as { scaleTargetRef?: { name: string }; selector?: { matchLabels: Record<string, string> } };
+  if (spec.scaleTargetRef) return spec.scaleTargetRef.name;
+  if (manifest.kind !== 'PodDisruptionBudget') return undefined;
+  const labels = JSON.stringify(spec.selector?.matchLabels);
+  return manifests.find((candidate) => candidate.kind === 'Deployment' && JSON.stringify((candidate.spec as { selector: { matchLabels: unknown } }).selector.matchLabels) === labels)?.metadata.name;
+}
 const entryPointOf = (container: Container) => container.command?.at(-1) ?? '';
-const roleOf = (container: Container): Role => ({ 'src/main/api.ts': 'api', 'src/main/worker.ts': 'worker', 'src/main/migrate.ts': 'migrate' })[entryPointOf(container)] as Role;
+const entryPoints: Record<string, Role> = { 'src/main/api.ts': 'api', 'src/main/worker.ts': 'worker', 'src/main/migrate.ts': 'migrate', 'src/main/promote-version.ts': 'promote' };
+const roleOf = (container: Container): Role => entryPoints[entryPointOf(container)]!;
 const envValue = (container: Container, name: string) => container.env?.find((variable) => variable.name === name)?.value;
 
 /** A process's environment with each Secret's value replaced by a stand-in valid for that setting. */
@@ -94,6 +104,7 @@ describe.each(valuesFiles)('the chart with %s', (_, files) => {
     manifests = (await renderChart(tools, files)).manifests;
   });
 
+
   it('passes helm lint --strict', async () => {
     const lint = await lintChart(tools, files);
     expect(lint.code, lint.output).toBe(0);
@@ -110,7 +121,10 @@ describe.each(valuesFiles)('the chart with %s', (_, files) => {
 
   it('gives each process every setting its role requires and only settings src/config.ts reads, and its settings load', () => {
     const containers = workloads(manifests).flatMap((manifest) => podSpecOf(manifest).containers);
-    expect(containers.map(roleOf).sort()).toEqual(['api', 'migrate', 'worker', 'worker']);
+    const roles = new Set(containers.map(roleOf));
+    // Promotion is a step of versioned rollouts only.
+    const versioned = containers.some((container) => envValue(container, 'WORKER_DEPLOYMENT_NAME') !== undefined);
+    expect(roles).toEqual(new Set(['api', 'migrate', 'worker', ...(versioned ? ['promote'] : [])]));
     for (const container of containers) {
       const role = roleOf(container);
       const names = (container.env ?? []).map((variable) => variable.name);
@@ -169,7 +183,7 @@ describe.each(valuesFiles)('the chart with %s', (_, files) => {
         expect(script).toBe([...launch, ...container.command!].join(' '));
         expect(container.command).toEqual(['node', ...nodeFlagsOf(entryPoint), entryPoint]);
         for (const [name, value] of Object.entries(launchEnvironmentOf(entryPoint))) expect(envValue(container, name)).toBe(value);
-        if (roleOf(container) !== 'migrate') expect(envValue(container, 'STORAGE_DRIVER'), container.name).toBe('s3');
+        if (roleOf(container) === 'api' || roleOf(container) === 'worker') expect(envValue(container, 'STORAGE_DRIVER'), container.name).toBe('s3');
       }
     }
   });
@@ -177,21 +191,25 @@ describe.each(valuesFiles)('the chart with %s', (_, files) => {
   it('runs one worker Deployment per role, with its PDB, a grace period longer than its shutdown, and a scaler on its own queue', () => {
     const roles = workerRoles.filter((role) => role !== 'all');
     const kedaEnabled = manifests.some(isKeda);
-    for (const role of roles) {
-      const deployment = find(manifests, 'Deployment', `worker-${role}`)!;
+    const deployments = manifests.filter((manifest) => manifest.kind === 'Deployment' && component(manifest)?.startsWith('worker-'));
+    const builds = new Set(deployments.map((deployment) => deployment.metadata.labels?.['richpush/build']));
+    // One Deployment per role, per build when versioned.
+    expect(deployments).toHaveLength(roles.length * builds.size);
+    for (const deployment of deployments) {
       // The scaler owns the count: a replicas field would reset it at every upgrade.
       expect((deployment.spec as { replicas?: number }).replicas).toBeUndefined();
       const pod = podSpecOf(deployment);
       const config = loadConfig('worker', environmentOf(pod.containers[0]!));
-      expect(config.WORKER_ROLE).toBe(role);
+      expect(component(deployment)).toBe(`worker-${config.WORKER_ROLE}`);
       // The worker's own grace for activities in flight, plus closing its connections and pools.
       expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(workerShutdownGraceSeconds + 20);
-      expect(find(manifests, 'PodDisruptionBudget', `worker-${role}`)).toBeDefined();
-      const queues = taskQueuesOfRole(role, { taskQueue: config.TEMPORAL_TASK_QUEUE, interactiveTaskQueue: config.TEMPORAL_INTERACTIVE_TASK_QUEUE });
+      const queues = taskQueuesOfRole(config.WORKER_ROLE, { taskQueue: config.TEMPORAL_TASK_QUEUE, interactiveTaskQueue: config.TEMPORAL_INTERACTIVE_TASK_QUEUE });
       expect(queues).toHaveLength(1);
-      const scaler = find(manifests, kedaEnabled ? 'ScaledObject' : 'HorizontalPodAutoscaler', `worker-${role}`)!;
-      expect((scaler.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name).toBe(deployment.metadata.name);
-      if (kedaEnabled) expectTemporalTrigger(scaler, queues[0]!, config, manifests);
+      const targeting = (kind: string) => manifests.filter((manifest) => manifest.kind === kind && targetOf(manifest, manifests) === deployment.metadata.name);
+      expect(targeting('PodDisruptionBudget'), deployment.metadata.name).toHaveLength(1);
+      const [scaler] = targeting(kedaEnabled ? 'ScaledObject' : 'HorizontalPodAutoscaler');
+      expect(scaler, deployment.metadata.name).toBeDefined();
+      if (kedaEnabled) expectTemporalTrigger(scaler!, queues[0]!, config, manifests);
     }
   });
 });
@@ -202,6 +220,9 @@ function expectTemporalTrigger(scaler: Manifest, queue: string, config: WorkerCo
   const [trigger] = (scaler.spec as { triggers: Trigger[] }).triggers;
   expect(trigger?.type).toBe('temporal');
   expect(trigger?.metadata).toMatchObject({ taskQueue: queue, namespace: config.TEMPORAL_NAMESPACE, endpoint: config.TEMPORAL_ADDRESS });
+  // A versioned worker scales on its own build's backlog.
+  expect(trigger?.metadata.workerDeploymentName).toBe(config.WORKER_DEPLOYMENT_NAME);
+  expect(trigger?.metadata.workerDeploymentBuildId).toBe(config.WORKER_BUILD_ID);
   const expected = [...(config.TEMPORAL_API_KEY === undefined ? [] : ['apiKey']), ...(config.TEMPORAL_TLS_CERT_FILE === undefined ? [] : ['cert', 'key'])];
   if (expected.length === 0) return;
   const authentication = manifests.find((manifest) => manifest.kind === 'TriggerAuthentication' && manifest.metadata.name === trigger?.authenticationRef?.name);
@@ -236,7 +257,9 @@ describe('the chart with the default values', () => {
     expect(job.metadata.annotations?.['helm.sh/hook']?.split(',').sort()).toEqual(['pre-install', 'pre-upgrade']);
     const container = podSpecOf(job).containers[0]!;
     expect(container.command?.join(' ')).toBe(scripts.scripts.migrate);
-    expect((container.env ?? []).map((variable) => variable.name).sort()).toEqual(settingNames('migrate'));
+    const names = (container.env ?? []).map((variable) => variable.name);
+    expect(names.filter((name) => !settingNames('migrate').includes(name))).toEqual([]);
+    expect(names).toContain('DATABASE_URL');
   });
 
   it("gives the service's version as the chart's appVersion, the image tag by default", () => {
@@ -302,5 +325,39 @@ describe('Dockerfile', () => {
     expect(outcome.code).not.toBe(0);
     expect(outcome.output).toMatch(/DL3007/);
     expect(outcome.output).toMatch(/DL3003/);
+  });
+});
+
+describe('the chart with worker versioning mid-rollout (test/fixtures/helm/versioned.yaml)', () => {
+  let manifests: Manifest[];
+  beforeAll(async () => {
+    manifests = (await renderChart(tools, [fixture('versioned.yaml')])).manifests;
+  });
+
+  it("runs each build's workers as that build's version of the worker deployment, from that build's image", () => {
+    const workers = manifests.filter((manifest) => manifest.kind === 'Deployment' && component(manifest)?.startsWith('worker-'));
+    const versions = workers.map((deployment) => {
+      const container = podSpecOf(deployment).containers[0] as Container & { image: string };
+      const config = loadConfig('worker', environmentOf(container));
+      expect(container.image).toBe(`richpush:${config.WORKER_BUILD_ID}`);
+      return `${config.WORKER_DEPLOYMENT_NAME}:${config.WORKER_BUILD_ID}:${config.WORKER_ROLE}`;
+    });
+    expect(versions.sort()).toEqual(['richpush:0.2.0:bulk', 'richpush:0.2.0:interactive', 'richpush:0.3.0:bulk', 'richpush:0.3.0:interactive']);
+  });
+
+  it('promotes the new build after the upgrade, with npm run deployment:promote', () => {
+    const job = find(manifests, 'Job', 'promote')!;
+    expect(job.metadata.annotations?.['helm.sh/hook']?.split(',').sort()).toEqual(['post-install', 'post-upgrade']);
+    const container = podSpecOf(job).containers[0]!;
+    expect(container.command?.join(' ')).toBe(scripts.scripts['deployment:promote']);
+    const config = loadConfig('promote', environmentOf(container));
+    expect([config.WORKER_DEPLOYMENT_NAME, config.WORKER_BUILD_ID]).toEqual(['richpush', '0.3.0']);
+  });
+
+  it('promotes nothing and pins nothing without versioning', async () => {
+    const unversioned = (await renderChart(tools, [])).manifests;
+    expect(find(unversioned, 'Job', 'promote')).toBeUndefined();
+    const env = workloads(unversioned).flatMap((manifest) => podSpecOf(manifest).containers.flatMap((container) => container.env ?? []));
+    expect(env.filter((variable) => variable.name.startsWith('WORKER_DEPLOYMENT') || variable.name === 'WORKER_BUILD_ID')).toEqual([]);
   });
 });

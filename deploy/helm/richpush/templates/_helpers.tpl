@@ -19,6 +19,19 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 app.kubernetes.io/name: {{ .root.Chart.Name }}
 app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/component: {{ .component }}
+{{- with .build }}
+richpush/build: {{ include "richpush.buildSlug" . }}
+{{- end }}
+{{- end -}}
+
+{{/* A build id (an image tag) as a label value and a name suffix. */}}
+{{- define "richpush.buildSlug" -}}
+{{- regexReplaceAll "[^a-z0-9-]" (lower .) "-" | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The build the release deploys: the image's tag. */}}
+{{- define "richpush.currentBuild" -}}
+{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end -}}
 
 {{- define "richpush.image" -}}
@@ -54,27 +67,11 @@ app.kubernetes.io/component: {{ .component }}
 {{ include "richpush.secretEnv" (dict "name" "SECRETS_KEY" "secret" .Values.secrets.existingSecret "key" .Values.secrets.keys.secretsKey) }}
 - name: PUBLIC_URL
   value: {{ .Values.publicUrl | quote }}
-- name: TEMPORAL_ADDRESS
-  value: {{ .Values.temporal.address | quote }}
-- name: TEMPORAL_NAMESPACE
-  value: {{ .Values.temporal.namespace | quote }}
+{{ include "richpush.temporalEnv" . }}
 - name: TEMPORAL_TASK_QUEUE
   value: {{ .Values.temporal.taskQueue | quote }}
 - name: TEMPORAL_INTERACTIVE_TASK_QUEUE
   value: {{ .Values.temporal.interactiveTaskQueue | quote }}
-{{- if .Values.temporal.tls }}
-- name: TEMPORAL_TLS
-  value: "true"
-{{- end }}
-{{- with .Values.temporal.apiKey.existingSecret }}
-{{ include "richpush.secretEnv" (dict "name" "TEMPORAL_API_KEY" "secret" . "key" $.Values.temporal.apiKey.key) }}
-{{- end }}
-{{- if .Values.temporal.mtls.existingSecret }}
-- name: TEMPORAL_TLS_CERT_FILE
-  value: /etc/richpush/temporal-tls/{{ .Values.temporal.mtls.certKey }}
-- name: TEMPORAL_TLS_KEY_FILE
-  value: /etc/richpush/temporal-tls/{{ .Values.temporal.mtls.keyKey }}
-{{- end }}
 - name: STORAGE_DRIVER
   value: s3
 - name: S3_BUCKET
@@ -107,6 +104,27 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{/* Volumes every pod has: scratch space, and the Temporal client certificate when mTLS is on. */}}
+{{/* Temporal's address, namespace and credentials, for a process that only talks to Temporal. */}}
+{{- define "richpush.temporalEnv" -}}
+- name: TEMPORAL_ADDRESS
+  value: {{ .Values.temporal.address | quote }}
+- name: TEMPORAL_NAMESPACE
+  value: {{ .Values.temporal.namespace | quote }}
+{{- if .Values.temporal.tls }}
+- name: TEMPORAL_TLS
+  value: "true"
+{{- end }}
+{{- with .Values.temporal.apiKey.existingSecret }}
+{{ include "richpush.secretEnv" (dict "name" "TEMPORAL_API_KEY" "secret" . "key" $.Values.temporal.apiKey.key) }}
+{{- end }}
+{{- if .Values.temporal.mtls.existingSecret }}
+- name: TEMPORAL_TLS_CERT_FILE
+  value: /etc/richpush/temporal-tls/{{ .Values.temporal.mtls.certKey }}
+- name: TEMPORAL_TLS_KEY_FILE
+  value: /etc/richpush/temporal-tls/{{ .Values.temporal.mtls.keyKey }}
+{{- end }}
+{{- end -}}
+
 {{- define "richpush.volumes" -}}
 - name: tmp
   emptyDir:
