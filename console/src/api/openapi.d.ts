@@ -2766,6 +2766,16 @@ export interface components {
                     ctr: number | null;
                     conversions: number;
                     conversionRate: number | null;
+                    /** @description The 95% Wilson score interval of `ctr` as `[low, high]`; null before anything was sent. */
+                    ctrInterval95: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description The 95% Wilson score interval of `conversionRate`; null before anything was sent. */
+                    conversionRateInterval95: [
+                        number,
+                        number
+                    ] | null;
                 };
                 B: {
                     devices: number;
@@ -2775,6 +2785,16 @@ export interface components {
                     ctr: number | null;
                     conversions: number;
                     conversionRate: number | null;
+                    /** @description The 95% Wilson score interval of `ctr` as `[low, high]`; null before anything was sent. */
+                    ctrInterval95: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description The 95% Wilson score interval of `conversionRate`; null before anything was sent. */
+                    conversionRateInterval95: [
+                        number,
+                        number
+                    ] | null;
                 };
             };
             remainder: {
