@@ -21,15 +21,15 @@ const Figure = ({ name, children }: { name: string; children: ReactNode }) => (
 /** B against A: the difference with its interval, the relative lift, and the test that judged it. */
 function Comparison({ results }: { results: AbTestResults }) {
   const significance = significanceOf(results);
-  const rateA = metricOf(results.arms.A, results.metric).rate;
-  const { rateName } = metricOf(results.arms.A, results.metric);
-  const difference = significance.ci95 && rateA !== null ? metricOf(results.arms.B, results.metric).rate! - rateA : null;
+  const { rate: rateA, rateName } = metricOf(results.arms.A, results.metric);
+  const rateB = metricOf(results.arms.B, results.metric).rate;
+  const difference = rateA !== null && rateB !== null ? rateB - rateA : null;
   // The lift's interval is the difference's divided by A's rate, which treats A's rate as exact: an approximation.
   const liftInterval = significance.ci95 && rateA ? ([significance.ci95[0] / rateA, significance.ci95[1] / rateA] as [number, number]) : null;
   return (
     <dl className="fields">
       <Figure name={`Difference in ${rateName}, B − A`}>
-        {formatPercent(difference)} · 95% interval {formatInterval(significance.ci95)}
+        {formatPercent(difference)} · 95% interval {significance.ci95 ? formatInterval(significance.ci95) : '— (none with Fisher’s exact test)'}
       </Figure>
       <Figure name="Lift, (B − A) ÷ A">
         <abbr title="(rate B − rate A) ÷ rate A; its interval is the difference’s divided by rate A">{formatPercent(significance.lift)}</abbr>

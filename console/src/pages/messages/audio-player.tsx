@@ -6,14 +6,18 @@ import { useRecordingFile } from './message-queries.ts';
 const width = 600;
 const height = 80;
 
-/** The file's peaks (0 to 1 of full scale) as mirrored bars; the part already played in the accent colour. */
+/**
+ * The file's peaks (0 to 1 of full scale) as mirrored bars, scaled to the loudest so that a quiet file shows its
+ * shape (its level is in the label); the part already played in the accent colour.
+ */
 function Waveform({ peaks, played }: { peaks: number[]; played: number }) {
   const barWidth = width / peaks.length;
   const loudest = Math.max(...peaks);
+  const scale = loudest > 0 ? 1 / loudest : 1;
   return (
     <svg className="waveform" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`Waveform: ${peaks.length} peaks, the loudest at ${Math.round(loudest * 100)}% of full scale`}>
       {peaks.map((peak, index) => {
-        const barHeight = Math.max(1, peak * height);
+        const barHeight = Math.max(1, peak * scale * (height - 4));
         return (
           <rect
             key={index}
