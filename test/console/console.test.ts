@@ -86,7 +86,7 @@ describe('the Messages pages', () => {
     for (const path of ['/console/messages', `/console/messages/${messages.draft.id}`]) {
       await main.goto(path);
       await main.page.getByRole('heading', { level: 1 }).waitFor();
-      await main.page.getByText('Copy as curl').click();
+      for (const summary of await main.page.getByText('Copy as curl').all()) await summary.click();
       expect(await unlabelledControls(main.page), path).toEqual([]);
       expect(await controlsOutOfTabOrder(main.page), path).toEqual([]);
     }
