@@ -26,6 +26,10 @@ async function rowCells(page: ConsolePage, table: string, rowName: string): Prom
   return row.locator('th, td').allTextContents();
 }
 
+/** The value beside a name in a list of figures (`<dt>name</dt><dd>value</dd>`). */
+const figure = (page: ConsolePage, name: string) =>
+  page.page.locator('dl.fields > div').filter({ has: page.page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd').textContent();
+
 /** Every control labelled and reachable by keyboard, with the curl commands open. */
 async function expectAccessible(page: ConsolePage) {
   for (const summary of await page.page.getByText('Copy as curl').all()) await summary.click();
@@ -116,7 +120,8 @@ describe('an A/B test’s page', () => {
     );
     const created = ok(await call('POST', '/abtest/create', { ...as(), body: { appId: account.appId, abTestName: 'Which jingle?', filterId: segment.id, expiry: 60 } }), 201);
     testId = created.id;
-    ok(await call('PUT', '/abtest/update', { ...as(), body: { id: testId, templateIdA: messageA, templateIdB: messageB, playTime: playTimeIn(3), testPercent: 100 } }));
+    ok(await call('PUT', '/abtest/update', { ...as(), body: { id: testId, templateIdA: messageA, templateIdB: messageB, playTime: playTimeIn(20), testPercent: 100 } }));
+    // Validate checks playTime is still ahead: 20 s leaves room for a loaded machine.
     ok(await call('POST', `/abtest/validate?id=${testId}&appId=${account.appId}`, as()));
     ok(await call('POST', `/abtest/schedule?id=${testId}&appId=${account.appId}`, as()));
     await until(`A/B test ${testId} to send both arms`, () => apiGet(`/abtest/get?id=${testId}`), (test) => test.state === 'RUNNING' && test.results?.arms.A.sent === 6 && test.results?.arms.B.sent === 6, {
@@ -140,7 +145,10 @@ describe('an A/B test’s page', () => {
     }
     expect(await ab.page.locator('svg.chart .whisker').count()).toBe(6);
     expect(await ab.page.locator('.timeline [aria-current="step"] .step-state').textContent()).toBe('RUNNING');
-    expect(await ab.page.getByText('Fisher’s exact test').count()).toBe(1);
+    // The test used and its p-value, as the API answers them (6 sends an arm: Fisher's, the expected counts are small).
+    expect(results.significance.test).toBe('fisher-exact');
+    expect(await figure(ab, 'Test')).toBe('Fisher’s exact test');
+    expect(await figure(ab, 'p-value')).toMatch(new RegExp(`^${results.significance.pValue.toPrecision(3)} · not significant`));
     expect(await ab.page.getByRole('alert').count()).toBe(0);
     await ab.screenshot('abtest');
     await expectAccessible(ab);

@@ -95,7 +95,7 @@ function MessageDetail({ message, readAt }: { message: Message; readAt: number }
         <h3>Funnel</h3>
         <SendFunnel send={message.send} />
         <h3>Pushes over time</h3>
-        <PushesOverTime notificationId={message.id} state={message.send.state} />
+        <PushesOverTime notificationId={message.id} sentCount={message.send.sent} />
       </Section>
       <Section id="message-schedule" title="Schedule">
         <ScheduleForm message={message} />

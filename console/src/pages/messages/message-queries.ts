@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schema } from '../../api/client.ts';
 
 export type MessageStatus = Schema<'Notification'>['status'];
@@ -56,10 +56,13 @@ export function useSegments(appId: string) {
 /** Pages of pushes read for the chart at most: a very large send's chart shows its latest pushes, and says so. */
 export const maxPushPages = 20;
 
-/** GET /push/sends?status=sent, newest first, up to `maxPushPages` pages of 100: when each push was sent. */
-export function useSentPushes(notificationId: string, state: SendState | undefined) {
+/**
+ * GET /push/sends?status=sent, newest first, up to `maxPushPages` pages of 100: when each push was sent. Read again
+ * when the send's `sent` count changes (the message is polled), showing the last answer meanwhile.
+ */
+export function useSentPushes(notificationId: string, sentCount: number) {
   return useQuery({
-    queryKey: ['sent-pushes', notificationId],
+    queryKey: ['sent-pushes', notificationId, sentCount],
     queryFn: async () => {
       const sentAt: string[] = [];
       let cursor: string | undefined;
@@ -72,7 +75,7 @@ export function useSentPushes(notificationId: string, state: SendState | undefin
       } while (cursor && pages < maxPushPages);
       return { sentAt, complete: cursor === undefined };
     },
-    refetchInterval: () => (isSendLive(state) ? 2_000 : false),
+    placeholderData: keepPreviousData,
   });
 }
 

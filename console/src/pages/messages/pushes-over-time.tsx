@@ -1,6 +1,6 @@
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { formatClock, formatCount } from '../../components/format.ts';
-import { maxPushPages, useSentPushes, type SendState } from './message-queries.ts';
+import { maxPushPages, useSentPushes } from './message-queries.ts';
 
 export interface Bucket {
   start: number;
@@ -53,8 +53,8 @@ function Bars({ buckets }: { buckets: Bucket[] }) {
 const sizeName = (sizeMs: number) => (sizeMs === 5_000 ? '5 seconds' : sizeMs === 60_000 ? 'minute' : 'hour');
 
 /** Pushes sent over time (GET /push/sends?status=sent), a bar chart and a table of the same buckets. */
-export function PushesOverTime({ notificationId, state }: { notificationId: string; state: SendState }) {
-  const pushes = useSentPushes(notificationId, state);
+export function PushesOverTime({ notificationId, sentCount }: { notificationId: string; sentCount: number }) {
+  const pushes = useSentPushes(notificationId, sentCount);
   if (pushes.error) return <ErrorMessage error={pushes.error} />;
   if (!pushes.data) return <p role="status">Loading the pushes…</p>;
   const { sizeMs, buckets } = bucketsOf(pushes.data.sentAt);
