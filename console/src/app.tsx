@@ -9,6 +9,8 @@ import { sections } from './shell/sections.ts';
 // Pages load when first shown, so the first page's JavaScript stays small (docs/console.md, "Size").
 const MessagesPage = lazy(() => import('./pages/messages/messages-page.tsx'));
 const MessagePage = lazy(() => import('./pages/messages/message-page.tsx'));
+const AbTestsPage = lazy(() => import('./pages/abtests/abtests-page.tsx'));
+const AbTestPage = lazy(() => import('./pages/abtests/abtest-page.tsx'));
 const PlaceholderPage = lazy(() => import('./pages/placeholder-page.tsx'));
 const NotFoundPage = lazy(() => import('./pages/not-found-page.tsx'));
 const ArtistPage = lazy(() => import('./pages/artist/artist-page.tsx'));
@@ -44,7 +46,11 @@ function Console() {
           <Route path="/audience/events" component={EventsPage} />
           <Route path="/audience/segments/:id">{({ id }) => <SegmentPage id={id} />}</Route>
           <Route path="/settings" component={SettingsPage} />
-          {sections.slice(1).map((section) => (
+          <Route path="/abtests">
+            <AbTestsPage />
+          </Route>
+          <Route path="/abtests/:id">{({ id }) => <AbTestPage id={id} />}</Route>
+          {sections.slice(2).map((section) => (
             <Route key={section.path} path={section.path}>
               <PlaceholderPage section={section} />
             </Route>

@@ -2855,6 +2855,16 @@ export interface components {
                     ctr: number | null;
                     conversions: number;
                     conversionRate: number | null;
+                    /** @description The 95% Wilson score interval of `ctr` as `[low, high]`; null before anything was sent. */
+                    ctrInterval95: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description The 95% Wilson score interval of `conversionRate`; null before anything was sent. */
+                    conversionRateInterval95: [
+                        number,
+                        number
+                    ] | null;
                 };
                 B: {
                     devices: number;
@@ -2864,6 +2874,16 @@ export interface components {
                     ctr: number | null;
                     conversions: number;
                     conversionRate: number | null;
+                    /** @description The 95% Wilson score interval of `ctr` as `[low, high]`; null before anything was sent. */
+                    ctrInterval95: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description The 95% Wilson score interval of `conversionRate`; null before anything was sent. */
+                    conversionRateInterval95: [
+                        number,
+                        number
+                    ] | null;
                 };
             };
             remainder: {
