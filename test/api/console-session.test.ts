@@ -75,7 +75,7 @@ describe('the console cookie on the API', () => {
     expect(list.body.items.map((item: { id: string }) => item.id)).toEqual([created.body.id]);
     const session = await call('GET', '/console/session', { headers: { cookie } });
     expect(session.status).toBe(200);
-    expect(session.body).toEqual({ signedIn: true, accountId, expiresAt: response.body.expiresAt });
+    expect(session.body).toEqual({ signedIn: true, accountId, expiresAt: response.body.expiresAt, temporalUi: null });
   });
 
   it('says signed out, with 200, when there is no cookie or its session is unknown', async () => {

@@ -1967,6 +1967,12 @@ export interface components {
             expiresAt: string;
             /** @constant */
             signedIn: true;
+            /** @description The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address. */
+            temporalUi: {
+                /** Format: uri */
+                url: string;
+                namespace: string;
+            } | null;
         } | {
             /** @constant */
             signedIn: false;

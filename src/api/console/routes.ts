@@ -66,7 +66,7 @@ export const consoleRoutes = [
       return {
         status: 200,
         headers: noStore,
-        body: signIn ? { signedIn: true, accountId: signIn.account.id, expiresAt: signIn.expiresAt.toISOString() } : { signedIn: false },
+        body: signIn ? { signedIn: true, accountId: signIn.account.id, expiresAt: signIn.expiresAt.toISOString(), temporalUi: ctx.services.temporalUi } : { signedIn: false },
       };
     },
   }),

@@ -14,9 +14,14 @@ export const consoleSessionSchema = z
   })
   .meta({ id: 'ConsoleSession' });
 
+const temporalUiSchema = z
+  .object({ url: z.url(), namespace: z.string() })
+  .nullable()
+  .meta({ description: 'The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address.' });
+
 export const consoleSessionStateSchema = z
   .discriminatedUnion('signedIn', [
-    consoleSessionSchema.extend({ signedIn: z.literal(true) }),
+    consoleSessionSchema.extend({ signedIn: z.literal(true), temporalUi: temporalUiSchema }),
     z.object({ signedIn: z.literal(false) }),
   ])
   .meta({ id: 'ConsoleSessionState' });
