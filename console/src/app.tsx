@@ -9,6 +9,11 @@ import { sections } from './shell/sections.ts';
 // Pages load when first shown, so the first page's JavaScript stays small (docs/console.md, "Size").
 const MessagesPage = lazy(() => import('./pages/messages/messages-page.tsx'));
 const MessagePage = lazy(() => import('./pages/messages/message-page.tsx'));
+const FlowsPage = lazy(() => import('./pages/flows/flows-page.tsx'));
+const FlowPage = lazy(() => import('./pages/flows/flow-page.tsx'));
+const RunPage = lazy(() => import('./pages/flows/run-page.tsx'));
+const DeliveriesPage = lazy(() => import('./pages/deliveries/deliveries-page.tsx'));
+const EndpointPage = lazy(() => import('./pages/deliveries/endpoint-page.tsx'));
 const PlaceholderPage = lazy(() => import('./pages/placeholder-page.tsx'));
 const NotFoundPage = lazy(() => import('./pages/not-found-page.tsx'));
 const ArtistPage = lazy(() => import('./pages/artist/artist-page.tsx'));
@@ -32,6 +37,15 @@ function Console() {
             <MessagesPage />
           </Route>
           <Route path="/messages/:id">{({ id }) => <MessagePage id={id} />}</Route>
+          <Route path="/flows">
+            <FlowsPage />
+          </Route>
+          <Route path="/flows/:id">{({ id }) => <FlowPage id={id} />}</Route>
+          <Route path="/flows/:id/runs/:runId">{({ id, runId }) => <RunPage experienceId={id} runId={runId} />}</Route>
+          <Route path="/deliveries">
+            <DeliveriesPage />
+          </Route>
+          <Route path="/deliveries/:id">{({ id }) => <EndpointPage id={id} />}</Route>
           {sections.slice(1).map((section) => (
             <Route key={section.path} path={section.path}>
               <PlaceholderPage section={section} />

@@ -23,7 +23,7 @@ describe('POST /console/session', () => {
     const { response, setCookie, cookie } = await signIn(apiKey);
     expect(response.status).toBe(201);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(response.body).toEqual({ accountId, expiresAt: expect.any(String) });
+    expect(response.body).toEqual({ accountId, expiresAt: expect.any(String), temporalUi: null });
     const expiresAt = Date.parse(response.body.expiresAt);
     expect(expiresAt - before).toBeGreaterThanOrEqual(12 * 3600_000 - 1000);
     expect(expiresAt - before).toBeLessThanOrEqual(12 * 3600_000 + 60_000);

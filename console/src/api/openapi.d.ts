@@ -1956,6 +1956,12 @@ export interface components {
              * @description When the console session ends: 12 h after sign-in, never extended.
              */
             expiresAt: string;
+            /** @description The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address. */
+            temporalUi: {
+                /** Format: uri */
+                url: string;
+                namespace: string;
+            } | null;
         };
         ConsoleSessionState: {
             /** Format: uuid */
@@ -1965,14 +1971,14 @@ export interface components {
              * @description When the console session ends: 12 h after sign-in, never extended.
              */
             expiresAt: string;
-            /** @constant */
-            signedIn: true;
             /** @description The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address. */
             temporalUi: {
                 /** Format: uri */
                 url: string;
                 namespace: string;
             } | null;
+            /** @constant */
+            signedIn: true;
         } | {
             /** @constant */
             signedIn: false;

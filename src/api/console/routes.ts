@@ -47,7 +47,7 @@ export const consoleRoutes = [
       return {
         status: 201,
         headers: { ...noStore, 'Set-Cookie': consoleCookie(placeOf(ctx), session.token, session.expiresAt) },
-        body: { accountId: session.accountId, expiresAt: session.expiresAt.toISOString() },
+        body: { accountId: session.accountId, expiresAt: session.expiresAt.toISOString(), temporalUi: ctx.services.temporalUi },
       };
     },
   }),

@@ -7,21 +7,22 @@ export const openConsoleSessionBody = z
   })
   .meta({ id: 'OpenConsoleSession' });
 
-export const consoleSessionSchema = z
-  .object({
-    accountId: z.uuid(),
-    expiresAt: timestamp.meta({ description: 'When the console session ends: 12 h after sign-in, never extended.' }),
-  })
-  .meta({ id: 'ConsoleSession' });
-
 const temporalUiSchema = z
   .object({ url: z.url(), namespace: z.string() })
   .nullable()
   .meta({ description: 'The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address.' });
 
+export const consoleSessionSchema = z
+  .object({
+    accountId: z.uuid(),
+    expiresAt: timestamp.meta({ description: 'When the console session ends: 12 h after sign-in, never extended.' }),
+    temporalUi: temporalUiSchema,
+  })
+  .meta({ id: 'ConsoleSession' });
+
 export const consoleSessionStateSchema = z
   .discriminatedUnion('signedIn', [
-    consoleSessionSchema.extend({ signedIn: z.literal(true), temporalUi: temporalUiSchema }),
+    consoleSessionSchema.extend({ signedIn: z.literal(true) }),
     z.object({ signedIn: z.literal(false) }),
   ])
   .meta({ id: 'ConsoleSessionState' });
