@@ -148,7 +148,8 @@ export async function controlsOutOfTabOrder(page: Page): Promise<string[]> {
     return controls.length;
   })()`);
   const reached = new Set<string>();
-  for (let step = 0; step < count + 5; step++) {
+  // Twice round, and some: Chromium also stops at scrollable boxes (a wide <pre>), which are no controls.
+  for (let step = 0; step < count * 2 + 5; step++) {
     await page.keyboard.press('Tab');
     const id = await page.evaluate<string | null>(`document.activeElement?.getAttribute('data-control') ?? null`);
     if (id !== null) reached.add(id);

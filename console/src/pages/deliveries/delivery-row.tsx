@@ -55,7 +55,7 @@ export function DeliveryRow({ delivery, accountId, endpointId }: { delivery: Del
       <td>
         <details>
           <summary>
-            {delivery.attemptCount} attempts<span className="visually-hidden"> of {delivery.deliveryId}</span>
+            {delivery.attemptCount === 1 ? '1 attempt' : `${delivery.attemptCount} attempts`}<span className="visually-hidden"> of {delivery.deliveryId}</span>
           </summary>
           <Attempts delivery={delivery} />
           {delivery.failureReason && <p>Failed: {delivery.failureReason}</p>}

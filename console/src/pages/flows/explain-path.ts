@@ -53,6 +53,23 @@ export function explainSteps(run: Run, nodes: FlowNode[]): ExplainedStep[] {
   });
 }
 
+/** The nodes a run at `start` may still reach. */
+function reachableFrom(start: string, nodes: FlowNode[]): Set<string> {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const seen = new Set<string>();
+  const queue = [start];
+  while (queue.length) {
+    const node = byId.get(queue.shift()!);
+    if (!node) continue;
+    for (const edge of edgesOf(node)) {
+      if (seen.has(edge.to)) continue;
+      seen.add(edge.to);
+      queue.push(edge.to);
+    }
+  }
+  return seen;
+}
+
 /**
  * Each node of the definition the run did not pass, with why: a node it passed chose another way, the run is
  * waiting before it, or it ended before it.
@@ -60,12 +77,14 @@ export function explainSteps(run: Run, nodes: FlowNode[]): ExplainedStep[] {
 export function explainSkipped(run: Run, nodes: FlowNode[]): Array<{ nodeId: string; why: string }> {
   const passed = new Map(run.path.map((step) => [step.nodeId, step]));
   const ended = run.status !== 'running';
+  const ahead = ended || !run.currentNodeId ? new Set<string>() : reachableFrom(run.currentNodeId, nodes);
   return nodes
     .filter((node) => !passed.has(node.id))
     .map((node) => {
       if (node.id === run.currentNodeId) {
         return { nodeId: node.id, why: ended ? `The run ended here (${run.endReason ?? run.status}${run.endDetail ? `: ${run.endDetail}` : ''})` : 'The run is here now' };
       }
+      if (ahead.has(node.id)) return { nodeId: node.id, why: 'Not reached yet' };
       const chooser = nodes.find((other) => passed.has(other.id) && edgesOf(other).some((edge) => edge.to === node.id) && edgesOf(other).length > 1);
       if (chooser) return { nodeId: node.id, why: `Skipped: at ${chooser.id} the run went “${passed.get(chooser.id)!.outcome}”` };
       return { nodeId: node.id, why: ended ? `Not reached: the run ended (${run.endReason ?? run.status}) before it` : 'Not reached yet' };
