@@ -64,22 +64,35 @@ function layersOf(nodes: FlowNode[], start: string): Map<string, number> {
   return layer;
 }
 
+/** Edges between the same two nodes drawn once, their labels joined (a waitForEvent whose event and timeout agree). */
+function mergeParallel(edges: FlowEdge[]): FlowEdge[] {
+  const merged = new Map<string, FlowEdge>();
+  for (const edge of edges) {
+    const key = `${edge.from}\u0000${edge.to}`;
+    const seen = merged.get(key);
+    merged.set(key, seen ? { ...seen, label: [seen.label, edge.label].filter(Boolean).join(' / ') } : edge);
+  }
+  return [...merged.values()];
+}
+
 /** A simple top-down layout: layers as rows, each row's nodes centred, in the definition's order. */
 export function layOut(nodes: FlowNode[], start: string): FlowLayout {
   const layers = layersOf(nodes, start);
   const rows: FlowNode[][] = [];
   for (const node of nodes) (rows[layers.get(node.id)!] ??= []).push(node);
   const widest = Math.max(1, ...rows.map((row) => row?.length ?? 0));
-  const width = box.margin * 2 + widest * box.width + (widest - 1) * box.gapX;
+  const nodesWidth = box.margin * 2 + widest * box.width + (widest - 1) * box.gapX;
+  // Room on the right for the edges that bend round rows (EdgeLine) and their labels.
+  const width = nodesWidth + 100 + 12 * rows.length;
   const placed = rows.flatMap((row, layer) => {
     const rowWidth = row.length * box.width + (row.length - 1) * box.gapX;
-    const left = (width - rowWidth) / 2;
+    const left = (nodesWidth - rowWidth) / 2;
     return row.map((node, index) => ({ node, layer, x: left + index * (box.width + box.gapX), y: box.margin + layer * (box.height + box.gapY) }));
   });
   const known = new Set(nodes.map((node) => node.id));
   return {
     nodes: placed,
-    edges: nodes.flatMap(edgesOf).filter((edge) => known.has(edge.to)),
+    edges: mergeParallel(nodes.flatMap(edgesOf).filter((edge) => known.has(edge.to))),
     width,
     height: box.margin * 2 + rows.length * box.height + Math.max(0, rows.length - 1) * box.gapY,
   };

@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import { formatCount } from '../../components/format.ts';
-import { box, layOut, type FlowNode, type PlacedNode } from './flow-graph-layout.ts';
+import { box, layOut, type FlowEdge, type FlowNode, type PlacedNode } from './flow-graph-layout.ts';
 import type { NodeCounts } from './flow-queries.ts';
 
 type Counts = NodeCounts['nodes'][number];
@@ -25,6 +25,29 @@ function NodeBox({ placed, counts }: { placed: PlacedNode; counts: Counts | unde
 }
 
 /**
+ * One edge: straight down to the next row; to a row further down (or back up, in a draft) it bends out to the right,
+ * so it does not run through the nodes between.
+ */
+function EdgeLine({ edge, from, to }: { edge: FlowEdge; from: PlacedNode; to: PlacedNode }) {
+  const adjacent = to.layer === from.layer + 1;
+  const [x1, y1] = adjacent ? [from.x + box.width / 2, from.y + box.height] : [from.x + box.width, from.y + box.height / 2];
+  const [x2, y2] = adjacent ? [to.x + box.width / 2, to.y] : [to.x + box.width, to.y + box.height / 2];
+  const bend = Math.max(x1, x2) + 40 + 12 * Math.abs(to.layer - from.layer);
+  const d = adjacent ? `M ${x1} ${y1} L ${x2} ${y2}` : `M ${x1} ${y1} C ${bend} ${y1}, ${bend} ${y2}, ${x2} ${y2}`;
+  const [labelX, labelY] = adjacent ? [(x1 + x2) / 2 + 4, (y1 + y2) / 2] : [bend - 16, (y1 + y2) / 2];
+  return (
+    <g className="flow-edge">
+      <path d={d} markerEnd="url(#flow-arrow)" />
+      {edge.label && (
+        <text x={labelX} y={labelY} className="flow-edge-label">
+          {edge.label}
+        </text>
+      )}
+    </g>
+  );
+}
+
+/**
  * The definition as a graph, top-down from its start, each node with its counts. An image for the eye: the table
  * beside it holds the same numbers for screen readers and for tests.
  */
@@ -41,22 +64,9 @@ export function FlowGraph({ nodes, start, counts }: { nodes: FlowNode[]; start: 
           <path d="M 0 0 L 10 5 L 0 10 z" className="flow-arrow" />
         </marker>
       </defs>
-      {layout.edges.map((edge) => {
-        const from = at.get(edge.from)!;
-        const to = at.get(edge.to)!;
-        const [x1, y1, x2, y2] = [from.x + box.width / 2, from.y + box.height, to.x + box.width / 2, to.y];
-        const upward = y2 <= y1;
-        return (
-          <g key={`${edge.from}-${edge.to}-${edge.label}`} className="flow-edge">
-            <path d={upward ? `M ${x1} ${y1} C ${x1 + 60} ${y1 + 40}, ${x2 + 60} ${y2 - 40}, ${x2} ${y2}` : `M ${x1} ${y1} L ${x2} ${y2}`} markerEnd="url(#flow-arrow)" />
-            {edge.label && (
-              <text x={(x1 + x2) / 2 + 4} y={(y1 + y2) / 2} className="flow-edge-label">
-                {edge.label}
-              </text>
-            )}
-          </g>
-        );
-      })}
+      {layout.edges.map((edge) => (
+        <EdgeLine key={`${edge.from}-${edge.to}`} edge={edge} from={at.get(edge.from)!} to={at.get(edge.to)!} />
+      ))}
       {layout.nodes.map((placed) => (
         <NodeBox key={placed.node.id} placed={placed} counts={countsOf.get(placed.node.id)} />
       ))}
