@@ -34,7 +34,8 @@ function EdgeLine({ edge, from, to }: { edge: FlowEdge; from: PlacedNode; to: Pl
   const [x2, y2] = adjacent ? [to.x + box.width / 2, to.y] : [to.x + box.width, to.y + box.height / 2];
   const bend = Math.max(x1, x2) + 40 + 12 * Math.abs(to.layer - from.layer);
   const d = adjacent ? `M ${x1} ${y1} L ${x2} ${y2}` : `M ${x1} ${y1} C ${bend} ${y1}, ${bend} ${y2}, ${x2} ${y2}`;
-  const [labelX, labelY] = adjacent ? [(x1 + x2) / 2 + 4, (y1 + y2) / 2] : [bend - 16, (y1 + y2) / 2];
+  // A bent edge is furthest out at three quarters of the way to its bend: its label goes just past that.
+  const [labelX, labelY] = adjacent ? [(x1 + x2) / 2 + 4, (y1 + y2) / 2] : [x1 + 0.75 * (bend - x1) + 6, (y1 + y2) / 2];
   return (
     <g className="flow-edge">
       <path d={d} markerEnd="url(#flow-arrow)" />
