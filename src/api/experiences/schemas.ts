@@ -68,7 +68,7 @@ export const runSchema = z
   .meta({ id: 'ExperienceRun' });
 
 export const nodeCountsQuery = z.object({
-  version: z.coerce.number().int().min(1).optional().meta({ description: 'Count the runs of this version only; every version when left out.' }),
+  version: z.coerce.number().int().min(1).max(2_147_483_647).optional().meta({ description: 'Count the runs of this version only; every version when left out.' }),
 });
 
 const count = z.number().int().min(0);
