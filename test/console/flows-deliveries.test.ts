@@ -130,8 +130,22 @@ describe('the Flows pages', () => {
     expect(await main.page.locator('ul.skipped li').allTextContents()).toEqual(['await: The run is here now', 'done: Not reached yet']);
     expect(main.problems).toEqual([]);
   });
-});
 
+  it('show a run that reached its goal: the goal as a step, and the node it left from', async () => {
+    const [run] = (await apiGet(`${flowPath()}/runs?clientUserId=u_buys`)).items;
+    await main.goto(`/console/flows/${flow.experienceId}/runs/${run.runId}`);
+    await main.page.getByRole('heading', { level: 1, name: 'Path of u_buys' }).waitFor();
+    expect(run.path.map((step: any) => step.nodeId)).toEqual(['check', 'goal:purchased']);
+    const steps = main.page.locator('ol.path > li');
+    expect(await steps.evaluateAll((items) => items.map((item) => item.getAttribute('data-node-id')))).toEqual(run.path.map((step: any) => step.nodeId));
+    expect(await texts(main.page.locator('ol.path .path-why'))).toEqual([
+      'The condition event.attributes.plan eq "pro" held: then → await',
+      `Goal purchased: ${run.path[1].outcome}`,
+    ]);
+    expect(await main.page.locator('ul.skipped li').allTextContents()).toEqual(['await: The run ended here (goal_reached)', 'done: Not reached: the run ended (goal_reached) before it']);
+    expect(main.problems).toEqual([]);
+  });
+});
 
 describe('the Deliveries pages', () => {
   it('send a test event, show its failed attempt, and redeliver it to the local receiver', async () => {

@@ -48,7 +48,9 @@ export function explainSteps(run: Run, nodes: FlowNode[]): ExplainedStep[] {
   const moves = run.path.filter((step) => step.type !== 'goal');
   return run.path.map((step) => {
     const index = moves.indexOf(step);
-    const next = index >= 0 ? (moves[index + 1]?.nodeId ?? (run.status === 'running' ? (run.currentNodeId ?? undefined) : undefined)) : undefined;
+    // After its last step the run went to the node it is at (or ended at), unless that is the step's own.
+    const current = run.currentNodeId !== step.nodeId ? (run.currentNodeId ?? undefined) : undefined;
+    const next = index >= 0 ? (moves[index + 1]?.nodeId ?? current) : undefined;
     return { step, why: whyOf(step, byId.get(step.nodeId)), then: next };
   });
 }
