@@ -142,7 +142,10 @@ describe('the Flows pages', () => {
       'The condition event.attributes.plan eq "pro" held: then → await',
       `Goal purchased: ${run.path[1].outcome}`,
     ]);
-    expect(await main.page.locator('ul.skipped li').allTextContents()).toEqual(['await: The run ended here (goal_reached)', 'done: Not reached: the run ended (goal_reached) before it']);
+    expect(await main.page.locator('ul.skipped li').allTextContents()).toEqual([
+      `await: The run ended here (goal_reached${run.endDetail ? `: ${run.endDetail}` : ''})`,
+      'done: Not reached: the run ended (goal_reached) before it',
+    ]);
     expect(main.problems).toEqual([]);
   });
 });

@@ -79,16 +79,18 @@ function reachableFrom(start: string, nodes: FlowNode[]): Set<string> {
 export function explainSkipped(run: Run, nodes: FlowNode[]): Array<{ nodeId: string; why: string }> {
   const passed = new Map(run.path.map((step) => [step.nodeId, step]));
   const ended = run.status !== 'running';
-  const ahead = ended || !run.currentNodeId ? new Set<string>() : reachableFrom(run.currentNodeId, nodes);
+  // The nodes after where the run is (or ended): not reached, rather than passed over by a choice.
+  const ahead = run.currentNodeId ? reachableFrom(run.currentNodeId, nodes) : new Set<string>();
+  const notReached = ended ? `Not reached: the run ended (${run.endReason ?? run.status}) before it` : 'Not reached yet';
   return nodes
     .filter((node) => !passed.has(node.id))
     .map((node) => {
       if (node.id === run.currentNodeId) {
         return { nodeId: node.id, why: ended ? `The run ended here (${run.endReason ?? run.status}${run.endDetail ? `: ${run.endDetail}` : ''})` : 'The run is here now' };
       }
-      if (ahead.has(node.id)) return { nodeId: node.id, why: 'Not reached yet' };
+      if (ahead.has(node.id)) return { nodeId: node.id, why: notReached };
       const chooser = nodes.find((other) => passed.has(other.id) && edgesOf(other).some((edge) => edge.to === node.id) && edgesOf(other).length > 1);
       if (chooser) return { nodeId: node.id, why: `Skipped: at ${chooser.id} the run went “${passed.get(chooser.id)!.outcome}”` };
-      return { nodeId: node.id, why: ended ? `Not reached: the run ended (${run.endReason ?? run.status}) before it` : 'Not reached yet' };
+      return { nodeId: node.id, why: notReached };
     });
 }
