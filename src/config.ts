@@ -71,6 +71,21 @@ function checkWorkerRole(
   });
 }
 
+/**
+ * Worker versioning (docs/operations.md, "Rolling out workflow code"): a worker that names its deployment polls as
+ * that deployment's version `WORKER_BUILD_ID` (the image's version), and runs pin to the version that started them.
+ */
+const deploymentSettings = {
+  /** Unset: the worker is unversioned, as in embedded mode and docker-compose.yml. */
+  WORKER_DEPLOYMENT_NAME: z.string().min(1).optional(),
+  WORKER_BUILD_ID: z.string().min(1).optional(),
+};
+
+function checkDeploymentSettings(config: { WORKER_DEPLOYMENT_NAME?: string | undefined; WORKER_BUILD_ID?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (config.WORKER_DEPLOYMENT_NAME === undefined || config.WORKER_BUILD_ID !== undefined) return;
+  ctx.addIssue({ code: 'custom', path: ['WORKER_BUILD_ID'], message: 'is required with WORKER_DEPLOYMENT_NAME (the version this worker runs)', input: undefined });
+}
+
 /** Two listeners of one process cannot share a port; the public one and the metrics ones are named in the message. */
 function checkDistinctPorts(config: { PORT?: number; METRICS_PORT?: number | undefined; TEMPORAL_METRICS_PORT?: number | undefined }, ctx: z.RefinementCtx): void {
   const ports = (['PORT', 'METRICS_PORT', 'TEMPORAL_METRICS_PORT'] as const).filter((name) => config[name] !== undefined);
@@ -272,6 +287,7 @@ const productionSchemas = {
       ...storageSettings,
       ...linkSettings,
       WORKER_ROLE: z.enum(workerRoles).default('all'),
+      ...deploymentSettings,
       /** A workflow bundle built by `npm run bundle:workflows` from the same code; unset, the worker bundles at start. */
       WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
       DATABASE_URL: postgresUrl,
@@ -280,10 +296,21 @@ const productionSchemas = {
     .superRefine(checkPushSettings)
     .superRefine(checkStorageSettings)
     .superRefine(checkDistinctPorts)
-    .superRefine(checkWorkerRole),
+    .superRefine(checkWorkerRole)
+    .superRefine(checkDeploymentSettings),
+  /** `npm run deployment:promote`: makes a worker deployment's version the one new runs start on. */
+  promote: z.object({
+    LOG_LEVEL: sharedSettings.LOG_LEVEL,
+    TEMPORAL_ADDRESS: hostPort,
+    TEMPORAL_NAMESPACE: sharedSettings.TEMPORAL_NAMESPACE,
+    WORKER_DEPLOYMENT_NAME: z.string().min(1),
+    WORKER_BUILD_ID: z.string().min(1),
+  }),
   migrate: z.object({
     LOG_LEVEL: sharedSettings.LOG_LEVEL,
     DATABASE_URL: postgresUrl,
+    /** A direct connection for migrations when DATABASE_URL goes through PgBouncer in transaction mode. */
+    MIGRATION_DATABASE_URL: postgresUrl.optional(),
   }),
 } as const;
 
@@ -324,6 +351,7 @@ export type Role = keyof typeof productionSchemas;
 export type ApiConfig = z.infer<(typeof productionSchemas)['api']>;
 export type WorkerConfig = z.infer<(typeof productionSchemas)['worker']>;
 export type MigrateConfig = z.infer<(typeof productionSchemas)['migrate']>;
+export type PromoteConfig = z.infer<(typeof productionSchemas)['promote']>;
 export type EmbeddedConfig = z.infer<typeof embeddedSchema>;
 
 export class ConfigError extends Error {
@@ -348,6 +376,7 @@ function parseWith<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.in
 export function loadConfig(role: 'api', env?: NodeJS.ProcessEnv): ApiConfig;
 export function loadConfig(role: 'worker', env?: NodeJS.ProcessEnv): WorkerConfig;
 export function loadConfig(role: 'migrate', env?: NodeJS.ProcessEnv): MigrateConfig;
+export function loadConfig(role: 'promote', env?: NodeJS.ProcessEnv): PromoteConfig;
 export function loadConfig(role: Role, env: NodeJS.ProcessEnv = process.env) {
   return parseWith(productionSchemas[role], env);
 }

@@ -17,6 +17,12 @@ const EndpointPage = lazy(() => import('./pages/deliveries/endpoint-page.tsx'));
 const PlaceholderPage = lazy(() => import('./pages/placeholder-page.tsx'));
 const NotFoundPage = lazy(() => import('./pages/not-found-page.tsx'));
 const ArtistPage = lazy(() => import('./pages/artist/artist-page.tsx'));
+const JobsPage = lazy(() => import('./pages/jobs/jobs-page.tsx'));
+const JobPage = lazy(() => import('./pages/jobs/job-page.tsx'));
+const AudiencePage = lazy(() => import('./pages/audience/audience-page.tsx'));
+const SegmentPage = lazy(() => import('./pages/audience/segment-page.tsx'));
+const EventsPage = lazy(() => import('./pages/audience/events-page.tsx'));
+const SettingsPage = lazy(() => import('./pages/settings/settings-page.tsx'));
 
 const loading = <p role="status">Loading…</p>;
 
@@ -37,6 +43,12 @@ function Console() {
             <MessagesPage />
           </Route>
           <Route path="/messages/:id">{({ id }) => <MessagePage id={id} />}</Route>
+          <Route path="/jobs" component={JobsPage} />
+          <Route path="/jobs/:id">{({ id }) => <JobPage id={id} />}</Route>
+          <Route path="/audience" component={AudiencePage} />
+          <Route path="/audience/events" component={EventsPage} />
+          <Route path="/audience/segments/:id">{({ id }) => <SegmentPage id={id} />}</Route>
+          <Route path="/settings" component={SettingsPage} />
           <Route path="/flows">
             <FlowsPage />
           </Route>

@@ -28,6 +28,7 @@ import { connectOrm, interactivePoolMax, type Orm } from '../persistence/orm.ts'
 import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import { createTemporalClients } from '../temporal/client.ts';
+import type { DeploymentVersion } from '../temporal/worker-versioning.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 
 /** The settings the API and the worker are built from, whichever entry point read them. */
@@ -60,6 +61,8 @@ export interface ServiceSettings {
   metrics?: Registry | undefined;
   /** Recording files; unset (a test or bench that uses none), local storage in a temporary folder and no ffmpeg. */
   files?: RecordingFileSettings | undefined;
+  /** The worker deployment version the workers poll as (WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID); unversioned when unset. */
+  deployment?: DeploymentVersion | undefined;
 }
 
 /** Recording files: where they are kept, their limits, and this process's ffmpeg (the entry point looks it up). */

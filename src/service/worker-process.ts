@@ -71,7 +71,7 @@ export async function startServiceWorker(
     return { connection, client, eagerStart: taskQueues.includes(settings.taskQueue), close: () => connection.close() };
   };
   const deps = await createActivityDeps(settings, orm, connect, options.outboundCa);
-  const base = { connection: deps.connected.connection, namespace: settings.namespace, workflowBundle };
+  const base = { connection: deps.connected.connection, namespace: settings.namespace, workflowBundle, deployment: settings.deployment };
   const workers: RunningWorker[] = [];
   const pools: Orm[] = [];
   const relays: RunningRelay[] = [];

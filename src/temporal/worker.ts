@@ -1,6 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
 import type { Logger } from '../logger.ts';
+import { workerDeploymentOptionsOf, type DeploymentVersion } from './worker-versioning.ts';
 
 export interface WorkerOptions {
   /** The process's connection, shared with its client (eager starts); closed by whoever opened it. */
@@ -9,6 +10,8 @@ export interface WorkerOptions {
   taskQueue: string;
   workflowBundle: WorkflowBundleOption;
   deps: ActivityDeps;
+  /** Polls as this version of a worker deployment; unversioned when unset. */
+  deployment?: DeploymentVersion | undefined;
 }
 
 export interface RunningWorker {
@@ -69,6 +72,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     // On shutdown, activities in flight get this long to finish before they are cancelled (and later retried).
     shutdownGraceTime: '10 seconds',
     maxCachedWorkflows: cachedWorkflowsPerWorker,
+    workerDeploymentOptions: workerDeploymentOptionsOf(options.deployment),
   });
   const finished = worker.run();
   return {

@@ -39,11 +39,11 @@ export interface ConsoleBrowser {
 const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim()) ?? 'unknown error';
 
 /** Finds Chromium (CHROMIUM_PATH, PATH, @sparticuz/chromium) and launches it; one that cannot start fails the test, never skips it. */
-export async function launchChromium(env: NodeJS.ProcessEnv = process.env): Promise<Browser> {
+export async function launchChromium(env: NodeJS.ProcessEnv = process.env, extraFlags: string[] = []): Promise<Browser> {
   const executablePath = await findChromiumOnThisMachine((line) => process.stderr.write(`${line}\n`), env);
   try {
     // Playwright gives each launch a fresh temporary profile (--user-data-dir) and removes it on close.
-    return await chromium.launch({ executablePath, headless: true, args: chromiumFlags, timeout: 60_000 });
+    return await chromium.launch({ executablePath, headless: true, args: [...chromiumFlags, ...extraFlags], timeout: 60_000 });
   } catch (error) {
     throw new Error(
       `Chromium at ${executablePath} did not start: ${firstLine(error)}. The console's tests need a Chromium that runs here: set CHROMIUM_PATH to one, put chromium on PATH, or keep the devDependency @sparticuz/chromium (docs/console.md, "Tests").`,
@@ -52,9 +52,15 @@ export async function launchChromium(env: NodeJS.ProcessEnv = process.env): Prom
   }
 }
 
-/** Opens one Chromium for a test file (`import.meta.url` names the folder its screenshots go to). */
-export async function openConsoleBrowser(testFileUrl: string): Promise<ConsoleBrowser> {
-  const browser = await launchChromium();
+/**
+ * A microphone for pages that record: Chromium's fake capture device (a tone with a beep each second), granted
+ * without a prompt.
+ */
+export const fakeMicrophoneFlags = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
+
+/** Opens one Chromium for a test file (`import.meta.url` names the folder its screenshots go to), with any extra flags. */
+export async function openConsoleBrowser(testFileUrl: string, extraFlags: string[] = []): Promise<ConsoleBrowser> {
+  const browser = await launchChromium(process.env, extraFlags);
   const apiUrl = inject('apiUrl');
   const apiOrigin = new URL(apiUrl).origin;
   const screenshots = join(outputRoot, basename(fileURLToPath(testFileUrl)).replace(/\.test\.ts$/, ''));
@@ -160,8 +166,9 @@ export async function controlsOutOfTabOrder(page: Page): Promise<string[]> {
     return controls.length;
   })()`);
   const reached = new Set<string>();
-  // Twice round, and some: Chromium also stops at scrollable boxes (a wide <pre>), which are no controls.
-  for (let step = 0; step < count * 2 + 5; step++) {
+  // Some controls take several Tab stops (a time field's hours and minutes, an audio player's buttons), and leaving
+  // the page's end passes the browser's own: walk well past the count; a control reached twice counts once.
+  for (let step = 0; step < count * 3 + 10; step++) {
     await page.keyboard.press('Tab');
     const id = await page.evaluate<string | null>(`document.activeElement?.getAttribute('data-control') ?? null`);
     if (id !== null) reached.add(id);

@@ -454,6 +454,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/artist/{token}/takes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The job’s takes, oldest first, each with its status and where to listen to it (the link’s token, no API key) */
+        get: operations["listArtistTakes"];
+        put?: never;
+        /** Upload a take as the raw body (the link’s token, no API key): checked as POST /file/upload checks a file, and submitted to the job */
+        post: operations["uploadArtistTake"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/artist/{token}/takes/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a take, its files and its row, while no take is selected (the link’s token, no API key) */
+        delete: operations["deleteArtistTake"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/file/upload": {
         parameters: {
             query?: never;
@@ -1346,6 +1381,23 @@ export interface paths {
         };
         /** List segments, newest first (deviceCount is null here) */
         get: operations["listSegments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/filter/sample": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A segment’s live size and a sample of the devices its rules match now */
+        get: operations["sampleSegment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2320,6 +2372,43 @@ export interface components {
              */
             linkExpiresAt: string;
         };
+        /** @description A take as its artist sees it: nothing of the account besides. */
+        ArtistTake: {
+            /** @description A recording file’s id, `fil_…`. */
+            fileId: string;
+            fileName: string | null;
+            /**
+             * @description `processing` until checked; `ready` once it plays at `url`; `rejected` with a `reason`.
+             * @enum {string}
+             */
+            status: "processing" | "ready" | "rejected";
+            /** @description Why it was rejected: `not_audio`, `unreadable`, `type_mismatch`, `too_short`, `too_long`, `silent`, `cancelled`. */
+            reason: string | null;
+            /** @description One sentence saying what was found. */
+            detail: string | null;
+            /** @description What was uploaded. */
+            sizeBytes: number | null;
+            /** @description What plays, once ready. */
+            durationMs: number | null;
+            /** @description 200 peaks of what plays, 0 to 1 of full scale, for drawing it. */
+            waveform: number[] | null;
+            /** @description Where to listen to it, without a key: the file devices would play. Answers once the take is ready. */
+            url: string;
+            /** @description Whether the account selected this take. */
+            selected: boolean;
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            createdAt: string;
+            processedAt: string | null;
+        };
+        ArtistTakes: {
+            /** @description The job’s takes, oldest first. */
+            items: components["schemas"]["ArtistTake"][];
+            /** @description The most takes a job may have. */
+            maxTakes: number;
+        };
         Stock: {
             /** Format: uuid */
             stockId: string;
@@ -2986,6 +3075,14 @@ export interface components {
         SegmentPage: {
             items: components["schemas"]["Segment"][];
             nextCursor: string | null;
+        };
+        SegmentSample: {
+            /** Format: uuid */
+            id: string;
+            /** @description Subscribed devices the rules match now, counted live. */
+            deviceCount: number;
+            /** @description The first devices the rules match, by device id: at most `limit`. */
+            items: components["schemas"]["Device"][];
         };
         /** @description No push of a campaign send (or an experience) reaches a device in these local hours (its `timezone`, else the app’s `defaultTimezone`). Null: none (the default). */
         QuietHoursOutput: {
@@ -5215,7 +5312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed from the job’s state (`invalid_state`), or the file is already a take (`file_in_use`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
+            /** @description Not allowed from the job’s state (`invalid_state`), the file is already a take (`file_in_use`), or the job has its 20 takes (`too_many_takes`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6077,6 +6174,263 @@ export interface operations {
             };
             /** @description No such link (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link no longer opens (`link_expired`): past its expiry, replaced by a newer one, or its job accepted or cancelled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address or for this link (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listArtistTakes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the artist’s link (`art_…`), as `{PUBLIC_URL}/artist/{token}` carries it. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The takes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtistTakes"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such link (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link no longer opens (`link_expired`): past its expiry, replaced by a newer one, or its job accepted or cancelled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address or for this link (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadArtistTake: {
+        parameters: {
+            query?: {
+                fileName?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The token of the artist’s link (`art_…`), as `{PUBLIC_URL}/artist/{token}` carries it. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description The take’s bytes as they are (WAV, AIFF, MP3, AAC, M4A, FLAC, Ogg), at most RECORDING_MAX_BYTES. The type is read from the bytes; an audio Content-Type must agree with them. */
+        requestBody: {
+            content: {
+                "audio/*": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The take: `processing` (submitted to the job, checked and normalised on the worker), or `rejected` with its reason when its first bytes are not audio or not the declared type (then it is no take) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtistTake"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such link (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A take has been selected (`invalid_state`), or the job has its 20 takes (`too_many_takes`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link no longer opens (`link_expired`): past its expiry, replaced by a newer one, or its job accepted or cancelled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body passed RECORDING_MAX_BYTES (`too_large`); the rest was not read, nothing was stored, the connection closes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Content-Type is neither audio nor application/octet-stream (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address or for this link (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This deployment cannot process recordings now (`media_unavailable`); or Postgres or Temporal is out of reach */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteArtistTake: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the artist’s link (`art_…`), as `{PUBLIC_URL}/artist/{token}` carries it. */
+                token: string;
+                /** @description A recording file’s id, `fil_…`. */
+                fileId: string & unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such link, or no such take of its job (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A take has been selected, so none is deleted any more (`invalid_state`); or a stock recording plays this one (`file_in_use`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13281,6 +13635,97 @@ export interface operations {
             /** @description Missing or invalid credentials (`unauthorized`) */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sampleSegment: {
+        parameters: {
+            query: {
+                id: string;
+                /** @description Devices in the sample, 1 to 50 (default 10). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live count and the first devices, by device id */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentSample"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such segment in this account */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
