@@ -78,16 +78,17 @@ export async function openConsoleBrowser(testFileUrl: string, extraFlags: string
     page.on('request', (request) => {
       if (new URL(request.url()).origin !== apiOrigin) problems.push(`request to another origin: ${request.method()} ${request.url()}`);
     });
-    // A page that polls has a read in flight now and then; leaving it through goto() aborts that read, which is the
-    // test's doing, not the page's. Any other failure, and any other abort, is a problem.
-    const inFlight = new Set<Request>();
-    const leftBehind = new WeakSet<Request>();
-    page.on('request', (request) => inFlight.add(request));
-    page.on('requestfinished', (request) => inFlight.delete(request));
+    // A page that polls, or has just loaded, has a read in flight now and then; leaving it through goto() aborts that
+    // read, which is the test's doing, not the page's. Any other failure, and any other abort, is a problem. (By the
+    // clock: Playwright reports a request to this side only after the browser has sent it.)
+    const gotoStarts: number[] = [];
+    const abortedByGoto = (request: Request) => {
+      const startedAt = request.timing().startTime;
+      return startedAt > 0 && gotoStarts.some((gotoAt) => gotoAt >= startedAt);
+    };
     page.on('requestfailed', (request) => {
-      inFlight.delete(request);
       const errorText = request.failure()?.errorText ?? 'no answer';
-      if (leftBehind.has(request) && errorText === 'net::ERR_ABORTED') return;
+      if (errorText === 'net::ERR_ABORTED' && request.resourceType() === 'fetch' && abortedByGoto(request)) return;
       problems.push(`request failed: ${request.method()} ${request.url()} (${errorText})`);
     });
     page.on('response', (response) => {
@@ -105,7 +106,7 @@ export async function openConsoleBrowser(testFileUrl: string, extraFlags: string
       problems,
       scripts,
       async goto(path) {
-        for (const request of inFlight) leftBehind.add(request);
+        gotoStarts.push(Date.now());
         await page.goto(path, { waitUntil: 'networkidle' });
       },
       async screenshot(name) {
