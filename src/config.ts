@@ -251,6 +251,8 @@ export const artistLinkGraceHoursDefault = z.object({ ARTIST_LINK_GRACE_HOURS: l
 const apiSettings = {
   PORT: port.default(3000),
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters'),
+  /** The Temporal UI's address (e.g. http://temporal-ui:8080), for the console's links to runs; none when unset. */
+  TEMPORAL_UI_URL: z.url().optional(),
 };
 
 /**
@@ -360,6 +362,8 @@ const embeddedSchema = z
     /** Ports of the embedded Temporal dev server, when TEMPORAL_ADDRESS is unset. */
     TEMPORAL_DEV_PORT: port.default(7233),
     TEMPORAL_UI_PORT: port.default(8233),
+    /** Unset: the embedded Temporal UI's address when the dev server is embedded (src/main/start.ts). */
+    TEMPORAL_UI_URL: apiSettings.TEMPORAL_UI_URL,
   })
   .superRefine(checkPushSettings)
   .superRefine(checkStorageSettings)

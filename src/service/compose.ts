@@ -230,6 +230,8 @@ export interface ApiSettings extends Omit<ServiceSettings, 'push'> {
   apiRateLimit: RateLimit;
   ingestRateLimit: RateLimit;
   ingestBaseUrl?: string | undefined;
+  /** TEMPORAL_UI_URL: where the console links a run's workflow to; no link when unset. */
+  temporalUiUrl?: string | undefined;
   /** The console's build to serve; build/console of this checkout when unset. */
   consoleDir?: string | undefined;
 }
@@ -241,6 +243,7 @@ interface ApiRoleConfig {
   INGEST_RATE_LIMIT_PER_SECOND: number;
   INGEST_RATE_LIMIT_BURST: number;
   INGEST_BASE_URL?: string | undefined;
+  TEMPORAL_UI_URL?: string | undefined;
 }
 
 /** The API's settings on top of the shared ones. */
@@ -250,6 +253,7 @@ export const apiSettingsFrom = (settings: ServiceSettings, config: ApiRoleConfig
   apiRateLimit: { perSecond: config.API_RATE_LIMIT_PER_SECOND, burst: config.API_RATE_LIMIT_BURST },
   ingestRateLimit: { perSecond: config.INGEST_RATE_LIMIT_PER_SECOND, burst: config.INGEST_RATE_LIMIT_BURST },
   ingestBaseUrl: config.INGEST_BASE_URL,
+  temporalUiUrl: config.TEMPORAL_UI_URL,
 });
 
 /** An API instance wakes the ingest relays at most this often (docs/adr/0035-the-api-wakes-the-ingest-relays-after-the-commit.md). */
@@ -299,6 +303,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
       baseUrl: settings.ingestBaseUrl,
     },
     consoleDir: settings.consoleDir ?? defaultConsoleDir,
+    temporalUi: settings.temporalUiUrl ? { url: settings.temporalUiUrl.replace(/\/+$/, ''), namespace: settings.namespace } : null,
     metrics: createApiMetrics(settings.metrics ?? new Registry(), backlog),
     files: apiFileServices(settings),
   };
