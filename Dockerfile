@@ -17,6 +17,8 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 # loudnorm filter and the AAC encoder), the same build npm start and the tests install. Fetched when the image is
 # built; the image needs no network at run time.
 FROM python:3.12.12-slim-bookworm AS ffmpeg
+# The check below pipes into grep: a failing ffmpeg must fail the build.
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 RUN pip install --no-cache-dir --target /opt/imageio imageio-ffmpeg==0.8.1 \
     && cp /opt/imageio/imageio_ffmpeg/binaries/ffmpeg-linux-* /opt/ffmpeg \
     && chmod 0755 /opt/ffmpeg \

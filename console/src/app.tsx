@@ -4,12 +4,17 @@ import { ErrorMessage } from './components/error-message.tsx';
 import { SignIn } from './session/sign-in.tsx';
 import { useSession } from './session/use-session.ts';
 import { Shell } from './shell/shell.tsx';
-import { sections } from './shell/sections.ts';
 
 // Pages load when first shown, so the first page's JavaScript stays small (docs/console.md, "Size").
 const MessagesPage = lazy(() => import('./pages/messages/messages-page.tsx'));
 const MessagePage = lazy(() => import('./pages/messages/message-page.tsx'));
-const PlaceholderPage = lazy(() => import('./pages/placeholder-page.tsx'));
+const AbTestsPage = lazy(() => import('./pages/abtests/abtests-page.tsx'));
+const AbTestPage = lazy(() => import('./pages/abtests/abtest-page.tsx'));
+const FlowsPage = lazy(() => import('./pages/flows/flows-page.tsx'));
+const FlowPage = lazy(() => import('./pages/flows/flow-page.tsx'));
+const RunPage = lazy(() => import('./pages/flows/run-page.tsx'));
+const DeliveriesPage = lazy(() => import('./pages/deliveries/deliveries-page.tsx'));
+const EndpointPage = lazy(() => import('./pages/deliveries/endpoint-page.tsx'));
 const NotFoundPage = lazy(() => import('./pages/not-found-page.tsx'));
 const ArtistPage = lazy(() => import('./pages/artist/artist-page.tsx'));
 const JobsPage = lazy(() => import('./pages/jobs/jobs-page.tsx'));
@@ -44,11 +49,19 @@ function Console() {
           <Route path="/audience/events" component={EventsPage} />
           <Route path="/audience/segments/:id">{({ id }) => <SegmentPage id={id} />}</Route>
           <Route path="/settings" component={SettingsPage} />
-          {sections.slice(1).map((section) => (
-            <Route key={section.path} path={section.path}>
-              <PlaceholderPage section={section} />
-            </Route>
-          ))}
+          <Route path="/abtests">
+            <AbTestsPage />
+          </Route>
+          <Route path="/abtests/:id">{({ id }) => <AbTestPage id={id} />}</Route>
+          <Route path="/flows">
+            <FlowsPage />
+          </Route>
+          <Route path="/flows/:id">{({ id }) => <FlowPage id={id} />}</Route>
+          <Route path="/flows/:id/runs/:runId">{({ id, runId }) => <RunPage experienceId={id} runId={runId} />}</Route>
+          <Route path="/deliveries">
+            <DeliveriesPage />
+          </Route>
+          <Route path="/deliveries/:id">{({ id }) => <EndpointPage id={id} />}</Route>
           <Route>
             <NotFoundPage />
           </Route>

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
+import { temporalAccessFrom } from '../temporal/access.ts';
 import { promoteWorkerVersion } from '../temporal/worker-versioning.ts';
 import { runMain } from './run-main.ts';
 
@@ -11,7 +12,7 @@ runMain(async () => {
   const config = loadConfig('promote');
   const logger = createLogger(config.LOG_LEVEL, 'promote');
   const version = { deploymentName: config.WORKER_DEPLOYMENT_NAME, buildId: config.WORKER_BUILD_ID };
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, ...temporalAccessFrom(config) });
   try {
     const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
     await promoteWorkerVersion(client, version, {

@@ -66,7 +66,7 @@ export async function startServiceWorker(
   // One connection for the workers and the client of their activities and relays: a run they start on the bulk
   // queue, which a worker here polls, starts eagerly (its first workflow task comes back with the start).
   const connect = async () => {
-    const connection = await NativeConnection.connect({ address: settings.temporalAddress });
+    const connection = await NativeConnection.connect({ address: settings.temporalAddress, ...settings.temporalAccess });
     const client = createWorkerTemporalClient(connection, settings.namespace);
     return { connection, client, eagerStart: taskQueues.includes(settings.taskQueue), close: () => connection.close() };
   };

@@ -62,6 +62,12 @@ export function installTemporalRuntime(logger: Logger, options: TemporalRuntimeO
  */
 export const cachedWorkflowsPerWorker = 100;
 
+/**
+ * On shutdown, activities in flight get this long to finish before they are cancelled (and later retried). A
+ * deployment gives the process more than this to stop (the Helm chart's terminationGracePeriodSeconds).
+ */
+export const workerShutdownGraceSeconds = 10;
+
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const worker = await Worker.create({
     connection: options.connection,
@@ -69,8 +75,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     taskQueue: options.taskQueue,
     workflowBundle: options.workflowBundle,
     activities: createActivities(options.deps),
-    // On shutdown, activities in flight get this long to finish before they are cancelled (and later retried).
-    shutdownGraceTime: '10 seconds',
+    shutdownGraceTime: `${workerShutdownGraceSeconds} seconds`,
     maxCachedWorkflows: cachedWorkflowsPerWorker,
     workerDeploymentOptions: workerDeploymentOptionsOf(options.deployment),
   });

@@ -17,6 +17,9 @@ const readElsewhere: Record<string, string> = {
   FFMPEG_PATH: 'src/media/find-ffmpeg.ts',
   SEAWEEDFS_PATH: 'src/dev/cli-path.ts',
   CHROMIUM_PATH: 'src/dev/chromium.ts',
+  HELM_PATH: 'src/dev/cli-path.ts',
+  HADOLINT_PATH: 'src/dev/cli-path.ts',
+  KUBERNETES_VALIDATE_PATH: 'src/dev/cli-path.ts',
 };
 
 /** Settings with no default in src/config.ts whose default the code derives elsewhere, and the file that does. */

@@ -753,6 +753,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/endpoints/{endpointId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send again every failed delivery to this endpoint since a time that nothing has redelivered yet */
+        post: operations["recoverFailedDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{accountId}/connections": {
         parameters: {
             query?: never;
@@ -988,6 +1005,23 @@ export interface paths {
         };
         /** List the runs of an experience, newest first */
         get: operations["listExperienceRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/experiences/{experienceId}/node-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Count the runs at each node: entered, waiting, passed, stopped there, reached a goal */
+        get: operations["countExperienceNodes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1634,6 +1668,13 @@ export interface components {
             /** @enum {string} */
             status?: "enabled" | "disabled";
         };
+        RecoverDeliveries: {
+            /**
+             * Format: date-time
+             * @description ISO 8601: failed deliveries made at or after this time are sent again.
+             */
+            since: string;
+        };
         CreateConnection: {
             /** @enum {string} */
             provider: "direct" | "webhook" | "segment" | "rudderstack";
@@ -1967,6 +2008,12 @@ export interface components {
              * @description When the console session ends: 12 h after sign-in, never extended.
              */
             expiresAt: string;
+            /** @description The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address. */
+            temporalUi: {
+                /** Format: uri */
+                url: string;
+                namespace: string;
+            } | null;
         };
         ConsoleSessionState: {
             /** Format: uuid */
@@ -1976,6 +2023,12 @@ export interface components {
              * @description When the console session ends: 12 h after sign-in, never extended.
              */
             expiresAt: string;
+            /** @description The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address. */
+            temporalUi: {
+                /** Format: uri */
+                url: string;
+                namespace: string;
+            } | null;
             /** @constant */
             signedIn: true;
         } | {
@@ -2510,6 +2563,14 @@ export interface components {
             createdAt: string;
             completedAt: string | null;
         };
+        RecoveredDeliveries: {
+            /** @description Redeliveries started now (at most 1000). */
+            recovered: number;
+            /** @description The new deliveries, oldest original first. */
+            deliveries: components["schemas"]["Delivery"][];
+            /** @description More failed deliveries since that time wait: call again. */
+            more: boolean;
+        };
         CreatedConnection: {
             /** @example conn_Qm3… */
             connectionId: string;
@@ -2735,6 +2796,32 @@ export interface components {
             /** @description experience:<experienceId>:<visitorId>[:<n>], or experience:<experienceId>:event:<eventId> when anonymous; null for a run that reached its exit without waiting: routing took its steps when it entered, and it never needed a workflow */
             workflowId: string | null;
         };
+        ExperienceNodeCounts: {
+            /** @example exp_Qm3… */
+            experienceId: string;
+            /** @description The version counted; null for every version. */
+            version: number | null;
+            /** @description Runs counted. */
+            runs: number;
+            /** @description The latest definition’s nodes in its order, then any node only older versions had. */
+            nodes: {
+                nodeId: string;
+                /** @description Runs that reached the node: passed + waiting + stoppedHere. */
+                entered: number;
+                /** @description Live runs at the node now. */
+                waiting: number;
+                /** @description Runs that left the node (its step is in their path). */
+                passed: number;
+                /** @description Runs that ended at the node without leaving it (cancelled, an exit goal, the maximum duration, a failure). */
+                stoppedHere: number;
+                /** @description Runs that reached the node and reached a goal. */
+                goalReached: number;
+            }[];
+            goals: {
+                goalId: string;
+                reached: number;
+            }[];
+        };
         AbTest: {
             /** Format: uuid */
             id: string;
@@ -2855,6 +2942,16 @@ export interface components {
                     ctr: number | null;
                     conversions: number;
                     conversionRate: number | null;
+                    /** @description The 95% Wilson score interval of `ctr` as `[low, high]`; null before anything was sent. */
+                    ctrInterval95: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description The 95% Wilson score interval of `conversionRate`; null before anything was sent. */
+                    conversionRateInterval95: [
+                        number,
+                        number
+                    ] | null;
                 };
                 B: {
                     devices: number;
@@ -2864,6 +2961,16 @@ export interface components {
                     ctr: number | null;
                     conversions: number;
                     conversionRate: number | null;
+                    /** @description The 95% Wilson score interval of `ctr` as `[low, high]`; null before anything was sent. */
+                    ctrInterval95: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description The 95% Wilson score interval of `conversionRate`; null before anything was sent. */
+                    conversionRateInterval95: [
+                        number,
+                        number
+                    ] | null;
                 };
             };
             remainder: {
@@ -8432,6 +8539,139 @@ export interface operations {
             };
         };
     };
+    recoverFailedDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the call safe to retry: for 24 h, the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`). Per account; admin routes share one scope. 1–255 visible ASCII characters. */
+                "Idempotency-Key"?: string & unknown;
+            };
+            path: {
+                accountId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverDeliveries"];
+            };
+        };
+        responses: {
+            /** @description The redeliveries have started */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveredDeliveries"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Carried by the console’s cookie, but not from its own pages or without `X-Console: 1` (`csrf_refused`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint in this account */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is disabled (`invalid_state`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listConnections: {
         parameters: {
             query?: never;
@@ -10635,6 +10875,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExperienceRunPage"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such experience in this account */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    countExperienceNodes: {
+        parameters: {
+            query?: {
+                /** @description Count the runs of this version only; every version when left out. */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                accountId: string;
+                experienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each node’s and goal’s counts */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperienceNodeCounts"];
                 };
             };
             /** @description Invalid input (`validation_failed`, `invalid_json`) */

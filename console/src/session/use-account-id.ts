@@ -6,3 +6,9 @@ export function useAccountId(): string {
   if (!session.data?.signedIn) throw new Error('useAccountId needs a signed-in session');
   return session.data.accountId;
 }
+
+/** Where the service's Temporal UI is (TEMPORAL_UI_URL), if it says. */
+export function useTemporalUi(): { url: string; namespace: string } | null {
+  const session = useSession();
+  return session.data?.signedIn ? session.data.temporalUi : null;
+}
