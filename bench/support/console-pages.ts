@@ -47,6 +47,8 @@ export function consolePages(seeded: SeededAccount, sizes: { campaignDevices: nu
 export interface PageVisit {
   /** Navigation start → the data element visible, by the page's own clock (performance.now()). */
   ms: number;
+  /** Navigation start → DOMContentLoaded's end: the document and the entry's scripts run, before any data is asked for. */
+  appStartedMs: number;
   /** The API's GETs the page made on the way (path and query), for the baseline. */
   apiCalls: string[];
 }
@@ -66,7 +68,8 @@ export async function visitPage(page: Page, origin: string, spec: ConsolePageSpe
     await page.goto(spec.path, { waitUntil: 'commit' });
     await spec.data(page).waitFor({ state: 'visible', timeout: 60_000 });
     const ms = await page.evaluate<number>('performance.now()');
-    return { ms, apiCalls };
+    const appStartedMs = await page.evaluate<number>(`performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd`);
+    return { ms, appStartedMs, apiCalls };
   } finally {
     page.off('request', onRequest);
   }
