@@ -21,20 +21,24 @@
  *    every active experience and the people's live runs, starts a run, and the run's webhook action reaches a local
  *    HTTPS receiver. Events routed per second (post of the first → the last PROCESSED) and post →
  *    `experience.action` receipt per event (which, with acceptance far faster than processing, is mostly queueing).
- * 6. Advancing live runs: CLIENTS clients post, for one shopper after another, a `checkout` (the run's waitForEvent
- *    takes it) and a `purchase` (its goal ends the run), side by side, for DURATION_S or until the shoppers run out.
- *    Events routed per second, the later post → `experience.goal.reached` receipt per shopper, and runs ended on
- *    their goal per second (first post → last goal receipt).
- * 7. The Temporal floor (one workflow, one activity per unit) on the same server, and the hand-over floor:
- *    HANDOVER_RUNS bare runs left waiting, each then handed a checkout and a purchase in one signal, on which it ends
- *    (a worker caching as many runs as the service's): what any design that keeps each live run a workflow pays per
- *    advance before doing any work. Advancing is also divided by it (two events per hand-over).
+ * 6. Advancing live runs, in ADVANCE_ROUNDS rounds: each round's share of the shoppers post a `checkout` (the run's
+ *    waitForEvent takes it) and a `purchase` (its goal ends the run), side by side, all at once; timed from the first
+ *    post until every `experience.goal.reached` has arrived, the runs have ended and nothing is queued. Events of
+ *    runs ended per second (end to end) and routed per second, the later post → goal receipt per shopper.
+ * 7. Right after each round, the Temporal floor (one workflow, one activity per unit) and the hand-over floor on the
+ *    same server, FLOOR_CONCURRENCY in flight: HANDOVER_RUNS bare runs left waiting, each then handed a checkout and
+ *    a purchase in one signal, on which it ends (a worker caching as many runs as the service's): what any design
+ *    that keeps each live run a workflow pays per advance before doing any work (two events per hand-over).
+ *    Each round and floor also gives its CPU ms per unit, and advancing is divided by both floors in CPU and in
+ *    events per second; the report takes each figure's median over the rounds (docs/adr/0095-…).
  *
  * Phases 5 and 6 also print what each routed event cost: workflow tasks, activities, local activities and history
  * events (read from the histories of the runs the phase started or closed), and CPU ms of the dev server, the
  * worker, PostgreSQL and the API. Ratios: routed/s over ingest accepted/s, flow latency over delivery latency,
- * routed/s over the floor. Figures go to stdout (the last line is one JSON object), progress to stderr. Optional
- * environment: EXPERIENCES (100), RUNS (10000), ADVANCE_RUNS (4000), HANDOVER_RUNS (2000), DURATION_S (15), CLIENTS (16), DELIVERIES
+ * routed/s over the floor, CPU per unit over the floors'. Figures go to stdout (the last line is one JSON object),
+ * progress to stderr. Optional
+ * environment: EXPERIENCES (100), RUNS (10000), ADVANCE_RUNS (4000, over all rounds), ADVANCE_ROUNDS (3), HANDOVER_RUNS
+ * (1000 a round), FLOOR_UNITS (300 a round), FLOOR_CONCURRENCY (128), DURATION_S (15), CLIENTS (16), DELIVERIES
  * (200), CONCURRENCY (16), SOLO (20), SETTLE_TIMEOUT_S (900), TEMPORAL_DB=memory|file (file for RUNS=100000:
  * in memory the dev server keeps every open run's history resident), DATABASE_URL, LOG_LEVEL; for experiments,
  * WORKER_NODE_OPTIONS (NODE_OPTIONS of the worker process, e.g. --cpu-prof).
