@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -84,33 +84,19 @@ const listeningExperience = () =>
     ],
   });
 
-/**
- * A Temporal client that records the runs started, the plain signals to runs it has started and the signals sent with
- * a start (the events, by id). A plain signal to a run it has not started fails as Temporal's does (not found). With
- * `startsDropped`, starts are recorded but the runs are not kept: as when the start has not reached Temporal yet.
- */
-function recordingTemporal({ startsDropped = false }: { startsDropped?: boolean } = {}) {
-  const calls = { started: [] as string[], startInputs: [] as ExperienceRunInput[], signalled: [] as string[], signalledWithStart: [] as string[], handedOver: [] as string[][] };
-  const runs = new Set<string>();
+/** A Temporal client that records the runs started and the signals sent with a start (the events, by id). */
+function recordingTemporal() {
+  const calls = { started: [] as string[], startInputs: [] as ExperienceRunInput[], signalledWithStart: [] as string[], handedOver: [] as string[][] };
   const client = {
     workflow: {
       async start(_type: string, options: { workflowId: string; args: [ExperienceRunInput] }) {
         calls.started.push(options.workflowId);
         calls.startInputs.push(options.args[0]);
-        if (!startsDropped) runs.add(options.workflowId);
         return {};
       },
-      getHandle: (workflowId: string) => ({
-        async signal(_signal: unknown, events: Array<{ eventId: string }>) {
-          if (!runs.has(workflowId)) throw new WorkflowNotFoundError('workflow not found', workflowId, undefined);
-          calls.signalled.push(workflowId);
-          calls.handedOver.push(events.map((event) => event.eventId));
-        },
-      }),
       async signalWithStart(_type: string, options: { workflowId: string; signalArgs: [Array<{ eventId: string }>] }) {
         calls.signalledWithStart.push(options.workflowId);
         calls.handedOver.push(options.signalArgs[0].map((event) => event.eventId));
-        runs.add(options.workflowId);
         return {};
       },
     },
@@ -193,30 +179,13 @@ describe('deciding a chunk of events together', () => {
     // No goal or waitForEvent of the run listens to page.viewed: it is not handed over.
     expect(rows.get(unheard)!.routing_outcome).toMatchObject({ startedRuns: [], deliveredTo: [] });
     expect(calls.started).toEqual([run!.workflow_id]);
-    // The run was started just before: a plain signal hands it its events, with no start attached.
-    expect(calls.signalled).toEqual([run!.workflow_id]);
-    expect(calls.signalledWithStart).toEqual([]);
+    expect(calls.signalledWithStart).toEqual([run!.workflow_id]);
     expect(calls.handedOver).toEqual([[browsed, browsedAgain]]);
 
     // A retry of the activity after the commit finds them PROCESSED and carries their decisions out again.
     await processInboundEvents({ em: orm.em.fork(), temporal, delivery: inject('delivery') }, ids);
     expect(calls.started).toEqual([run!.workflow_id, run!.workflow_id]);
     expect(calls.handedOver).toEqual([[browsed, browsedAgain], [browsed, browsedAgain]]);
-  });
-
-  it('hands events to a run Temporal does not have yet in a signal that starts it', async () => {
-    const account = await newAccount();
-    const connection = await newConnection(account);
-    const { experienceId } = await publishedExperience(account, listeningExperience());
-    const first = await receivedEvent(account, connection, { eventType: 'signup', clientUserId: 'u_unstarted' });
-    const browsed = await receivedEvent(account, connection, { eventType: 'cart.viewed', clientUserId: 'u_unstarted' });
-    const { temporal, calls } = recordingTemporal({ startsDropped: true });
-
-    await processInboundEvents({ em: orm.em.fork(), temporal, delivery: inject('delivery') }, [first, browsed]);
-    const [run] = await query<{ workflow_id: string }>('select workflow_id from experience_runs where experience_id = $1', [experienceId]);
-    expect(calls.signalled).toEqual([]);
-    expect(calls.signalledWithStart).toEqual([run!.workflow_id]);
-    expect(calls.handedOver).toEqual([[browsed]]);
   });
 
   it("takes a new run's first steps in routing: a run that reaches its exit ends there without a workflow, one that must wait starts from there", async () => {

@@ -6,7 +6,7 @@ import { ExperienceVersion } from '../../persistence/entities/experience-version
 import { InboundEvent } from '../../persistence/entities/inbound-event.ts';
 import type { TemporalAccess } from '../../temporal/temporal-access.ts';
 import type { ExperienceRunInput, RunEvent } from '../../../workflows/experience-run.contract.ts';
-import { deliverEventsToRun, signalRunEvents, startExperienceRun } from '../../temporal/starters/experience-run.ts';
+import { deliverEventsToRun, startExperienceRun } from '../../temporal/starters/experience-run.ts';
 import { versionKey } from './route-event.ts';
 import type { RoutingOutcome } from './routing-outcome.ts';
 
@@ -45,24 +45,12 @@ export async function dispatchRouting(deps: { em: EntityManager; temporal: Tempo
   for (const page of pagesOf([...handOvers])) {
     deps.signal?.throwIfAborted();
     const em = deps.em.fork();
-    const [workflowIds, events] = await Promise.all([
-      runWorkflowIds(em, page.map(([runId]) => runId)),
-      runEvents(em, [...new Set(page.flatMap(([, eventIds]) => eventIds))]),
-    ]);
-    const eventsOf = (eventIds: string[]) => eventIds.map((eventId) => events.get(eventId)!);
-    // A plain signal for a run Temporal has (nearly all of them); the rest may not be started yet.
-    const notSignalled: Array<[string, string[]]> = [];
+    const inputs = await runInputs(em, page.map(([runId]) => runId));
+    const events = await runEvents(em, [...new Set(page.flatMap(([, eventIds]) => eventIds))]);
     await pMap(page, async ([runId, eventIds]) => {
-      const workflowId = workflowIds.get(runId);
-      if (workflowId && !(await signalRunEvents(deps.temporal, workflowId, eventsOf(eventIds)))) notSignalled.push([runId, eventIds]);
-    }, { concurrency: callsInParallel });
-    if (notSignalled.length === 0) continue;
-    const inputs = await runInputs(em, notSignalled.map(([runId]) => runId));
-    await pMap(notSignalled, async ([runId, eventIds]) => {
       const run = inputs.get(runId);
-      // Not yet started (routing of its trigger has not dispatched): this starts it, with the events already in. A run
-      // that has ended is not started again (its id is taken).
-      if (run) await deliverEventsToRun(deps.temporal, run.workflowId, run.input, eventsOf(eventIds));
+      // Not yet started (routing of its trigger has not dispatched): this starts it, with the events already in.
+      if (run) await deliverEventsToRun(deps.temporal, run.workflowId, run.input, eventIds.map((eventId) => events.get(eventId)!));
     }, { concurrency: callsInParallel });
   }
 }
@@ -85,12 +73,6 @@ async function runEvents(em: EntityManager, ids: string[]): Promise<Map<string, 
   if (ids.length === 0) return new Map();
   const rows = await em.find(InboundEvent, { id: { $in: ids } }, { fields: ['id', 'eventType', 'occurredAt'] });
   return new Map(rows.map((row) => [row.id, { eventId: row.id, eventType: row.eventType, occurredAt: row.occurredAt.toISOString() }]));
-}
-
-/** Each run's workflow id, for the runs that have one (a run that ended in routing's first steps has none). */
-async function runWorkflowIds(em: EntityManager, ids: string[]): Promise<Map<string, string>> {
-  const runs = await em.find(ExperienceRun, { id: { $in: ids } }, { fields: ['id', 'workflowId'] });
-  return new Map(runs.flatMap((run) => (run.workflowId ? [[run.id, run.workflowId] as const] : [])));
 }
 
 /**

@@ -1,4 +1,3 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import {
   experienceRunSearchAttributes,
   experienceRunWorkflowType,
@@ -28,21 +27,6 @@ export function startExperienceRun(temporal: TemporalAccess, workflowId: string,
       requestEagerStart: temporal.eagerStart === true,
     }),
   );
-}
-
-/**
- * Hands events to a run Temporal already has, in one signal: false when it has none under this id, running or not (its
- * routing has not dispatched its start yet, or it has ended), so that the caller falls back to `deliverEventsToRun`.
- * A plain signal carries only the events: no input, search attributes or summary for the server to check.
- */
-export async function signalRunEvents(temporal: Pick<TemporalAccess, 'client'>, workflowId: string, events: RunEvent[]): Promise<boolean> {
-  try {
-    await temporal.client.workflow.getHandle<ExperienceRunWorkflow>(workflowId).signal(runEvents, events);
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
 }
 
 /**
