@@ -17,6 +17,8 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 # loudnorm filter and the AAC encoder), the same build npm start and the tests install. Fetched when the image is
 # built; the image needs no network at run time.
 FROM python:3.12.12-slim-bookworm AS ffmpeg
+# The check below pipes into grep: a failing ffmpeg must fail the build.
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 RUN pip install --no-cache-dir --target /opt/imageio imageio-ffmpeg==0.8.1 \
     && cp /opt/imageio/imageio_ffmpeg/binaries/ffmpeg-linux-* /opt/ffmpeg \
     && chmod 0755 /opt/ffmpeg \
@@ -52,4 +54,6 @@ RUN node src/main/bundle-workflows.ts build/workflow-bundle.js
 ENV WORKFLOW_BUNDLE_PATH=/app/build/workflow-bundle.js
 USER node
 EXPOSE 3000
-CMD ["node", "src/main/api.ts"]
+# The api as src/main/node-flags.ts launches it (docs/adr/0084-the-api-runs-with-a-small-young-generation.md).
+ENV MALLOC_ARENA_MAX=2
+CMD ["node", "--max-semi-space-size=8", "src/main/api.ts"]

@@ -28,6 +28,13 @@ const sharedSettings = {
    */
   TEMPORAL_INTERACTIVE_TASK_QUEUE: z.string().min(1).optional(),
   LOG_LEVEL: logLevel.default('info'),
+  /** Temporal Cloud's API key; set, the connection uses TLS (src/temporal/access.ts). */
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  /** TLS to Temporal without a client certificate (a cluster behind a TLS-terminating frontend). */
+  TEMPORAL_TLS: z.stringbool().default(false),
+  /** mTLS to Temporal: the client certificate and its key (PEM files), both or neither. */
+  TEMPORAL_TLS_CERT_FILE: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY_FILE: z.string().min(1).optional(),
   /** Encrypts secrets kept in Postgres (endpoint signing secrets, provider credentials). */
   SECRETS_KEY: secretsKey,
   /** Comma-separated CIDRs that outbound URLs may reach although they are private (tests, private deployments). */
@@ -69,6 +76,28 @@ function checkWorkerRole(
     message: `must be all while TEMPORAL_INTERACTIVE_TASK_QUEUE is TEMPORAL_TASK_QUEUE (one queue cannot be split)`,
     input: config.WORKER_ROLE,
   });
+}
+
+/**
+ * Worker versioning (docs/operations.md, "Rolling out workflow code"): a worker that names its deployment polls as
+ * that deployment's version `WORKER_BUILD_ID` (the image's version), and runs pin to the version that started them.
+ */
+const deploymentSettings = {
+  /** Unset: the worker is unversioned, as in embedded mode and docker-compose.yml. */
+  WORKER_DEPLOYMENT_NAME: z.string().min(1).optional(),
+  WORKER_BUILD_ID: z.string().min(1).optional(),
+};
+
+function checkDeploymentSettings(config: { WORKER_DEPLOYMENT_NAME?: string | undefined; WORKER_BUILD_ID?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (config.WORKER_DEPLOYMENT_NAME === undefined || config.WORKER_BUILD_ID !== undefined) return;
+  ctx.addIssue({ code: 'custom', path: ['WORKER_BUILD_ID'], message: 'is required with WORKER_DEPLOYMENT_NAME (the version this worker runs)', input: undefined });
+}
+
+/** A client certificate needs its key, and a key its certificate. */
+function checkTemporalTls(config: { TEMPORAL_TLS_CERT_FILE?: string | undefined; TEMPORAL_TLS_KEY_FILE?: string | undefined }, ctx: z.RefinementCtx): void {
+  const [present, absent] = config.TEMPORAL_TLS_CERT_FILE ? ['TEMPORAL_TLS_CERT_FILE', 'TEMPORAL_TLS_KEY_FILE'] : ['TEMPORAL_TLS_KEY_FILE', 'TEMPORAL_TLS_CERT_FILE'];
+  if ((config.TEMPORAL_TLS_CERT_FILE === undefined) === (config.TEMPORAL_TLS_KEY_FILE === undefined)) return;
+  ctx.addIssue({ code: 'custom', path: [absent], message: `when ${present} is set` });
 }
 
 /** Two listeners of one process cannot share a port; the public one and the metrics ones are named in the message. */
@@ -222,6 +251,8 @@ export const artistLinkGraceHoursDefault = z.object({ ARTIST_LINK_GRACE_HOURS: l
 const apiSettings = {
   PORT: port.default(3000),
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters'),
+  /** The Temporal UI's address (e.g. http://temporal-ui:8080), for the console's links to runs; none when unset. */
+  TEMPORAL_UI_URL: z.url().optional(),
 };
 
 /**
@@ -255,7 +286,8 @@ const productionSchemas = {
       TEMPORAL_ADDRESS: hostPort,
     })
     .superRefine(checkStorageSettings)
-    .superRefine(checkDistinctPorts),
+    .superRefine(checkDistinctPorts)
+    .superRefine(checkTemporalTls),
   worker: z
     .object({
       ...sharedSettings,
@@ -270,6 +302,7 @@ const productionSchemas = {
       ...storageSettings,
       ...linkSettings,
       WORKER_ROLE: z.enum(workerRoles).default('all'),
+      ...deploymentSettings,
       /** A workflow bundle built by `npm run bundle:workflows` from the same code; unset, the worker bundles at start. */
       WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
       DATABASE_URL: postgresUrl,
@@ -278,10 +311,28 @@ const productionSchemas = {
     .superRefine(checkPushSettings)
     .superRefine(checkStorageSettings)
     .superRefine(checkDistinctPorts)
-    .superRefine(checkWorkerRole),
+    .superRefine(checkWorkerRole)
+    .superRefine(checkDeploymentSettings)
+    .superRefine(checkTemporalTls),
+  /** `npm run deployment:promote`: makes a worker deployment's version the one new runs start on. */
+  promote: z
+    .object({
+      LOG_LEVEL: sharedSettings.LOG_LEVEL,
+      TEMPORAL_ADDRESS: hostPort,
+      TEMPORAL_NAMESPACE: sharedSettings.TEMPORAL_NAMESPACE,
+      TEMPORAL_API_KEY: sharedSettings.TEMPORAL_API_KEY,
+      TEMPORAL_TLS: sharedSettings.TEMPORAL_TLS,
+      TEMPORAL_TLS_CERT_FILE: sharedSettings.TEMPORAL_TLS_CERT_FILE,
+      TEMPORAL_TLS_KEY_FILE: sharedSettings.TEMPORAL_TLS_KEY_FILE,
+      WORKER_DEPLOYMENT_NAME: z.string().min(1),
+      WORKER_BUILD_ID: z.string().min(1),
+    })
+    .superRefine(checkTemporalTls),
   migrate: z.object({
     LOG_LEVEL: sharedSettings.LOG_LEVEL,
     DATABASE_URL: postgresUrl,
+    /** A direct connection for migrations when DATABASE_URL goes through PgBouncer in transaction mode. */
+    MIGRATION_DATABASE_URL: postgresUrl.optional(),
   }),
 } as const;
 
@@ -311,15 +362,19 @@ const embeddedSchema = z
     /** Ports of the embedded Temporal dev server, when TEMPORAL_ADDRESS is unset. */
     TEMPORAL_DEV_PORT: port.default(7233),
     TEMPORAL_UI_PORT: port.default(8233),
+    /** Unset: the embedded Temporal UI's address when the dev server is embedded (src/main/start.ts). */
+    TEMPORAL_UI_URL: apiSettings.TEMPORAL_UI_URL,
   })
   .superRefine(checkPushSettings)
   .superRefine(checkStorageSettings)
-  .superRefine(checkDistinctPorts);
+  .superRefine(checkDistinctPorts)
+  .superRefine(checkTemporalTls);
 
 export type Role = keyof typeof productionSchemas;
 export type ApiConfig = z.infer<(typeof productionSchemas)['api']>;
 export type WorkerConfig = z.infer<(typeof productionSchemas)['worker']>;
 export type MigrateConfig = z.infer<(typeof productionSchemas)['migrate']>;
+export type PromoteConfig = z.infer<(typeof productionSchemas)['promote']>;
 export type EmbeddedConfig = z.infer<typeof embeddedSchema>;
 
 export class ConfigError extends Error {
@@ -344,6 +399,7 @@ function parseWith<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.in
 export function loadConfig(role: 'api', env?: NodeJS.ProcessEnv): ApiConfig;
 export function loadConfig(role: 'worker', env?: NodeJS.ProcessEnv): WorkerConfig;
 export function loadConfig(role: 'migrate', env?: NodeJS.ProcessEnv): MigrateConfig;
+export function loadConfig(role: 'promote', env?: NodeJS.ProcessEnv): PromoteConfig;
 export function loadConfig(role: Role, env: NodeJS.ProcessEnv = process.env) {
   return parseWith(productionSchemas[role], env);
 }
@@ -359,4 +415,9 @@ export function requiredSettings(role: Role): string[] {
     .filter(([, schema]) => !schema.safeParse(undefined).success)
     .map(([name]) => name)
     .sort();
+}
+
+/** Every setting a role reads, by name. Used to check that deployments (the Helm chart) set only settings that exist. */
+export function settingNames(role: Role): string[] {
+  return Object.keys(productionSchemas[role].shape).sort();
 }

@@ -4,7 +4,7 @@ type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
 type Timestamp = { seconds?: { toNumber(): number } | number | null; nanos?: number | null } | null | undefined;
 
 /** Epoch ms of a protobuf timestamp, with its sub-millisecond part. */
-const epochMs = (ts: Timestamp): number => {
+export const epochMs = (ts: Timestamp): number => {
   if (!ts) return Number.NaN;
   const seconds = ts.seconds == null ? 0 : typeof ts.seconds === 'number' ? ts.seconds : ts.seconds.toNumber();
   return seconds * 1000 + (ts.nanos ?? 0) / 1e6;

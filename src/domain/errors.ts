@@ -74,6 +74,7 @@ export type ErrorCode =
   | 'file_not_ready'
   | 'file_rejected'
   | 'file_in_use'
+  | 'too_many_takes'
   | 'range_not_satisfiable'
   | 'internal';
 
@@ -108,6 +109,7 @@ const statusOf: Record<ErrorCode, number> = {
   file_not_ready: 409,
   file_rejected: 422,
   file_in_use: 409,
+  too_many_takes: 409,
   range_not_satisfiable: 416,
   internal: 500,
 };

@@ -48,6 +48,8 @@ export interface ApiServices {
   };
   /** The console's build, served at /console (src/http/console-pages.ts); built by `npm start` or the image, never here. */
   consoleDir: string;
+  /** The Temporal UI (TEMPORAL_UI_URL, no trailing slash) and the namespace, for the console's links to runs; null when unset. */
+  temporalUi: { url: string; namespace: string } | null;
   /** Request durations and accepted events, served by the process's metrics listener (when it has one). */
   metrics: ApiMetrics;
   /** Recording files: the storage uploads stream into, their limits, and whether they can be processed. */

@@ -30,10 +30,30 @@ export const workerNodeFlags = ['--max-old-space-size=512', `--max-semi-space-si
  */
 export const workerEnvironment = { MALLOC_ARENA_MAX: '2' } as const;
 
+/** The API's entry point. */
+export const apiEntryPoint = 'src/main/api.ts';
+
+/**
+ * The API's young generation, in MiB a semi-space (docs/adr/0084-the-api-runs-with-a-small-young-generation.md). An
+ * upload streams through short-lived Buffers whose memory is freed only when a scavenge collects them; with V8's
+ * default on a large machine (64 MiB a half) four uploads in flight left about 70 MiB of them resident, 8 MiB about 20.
+ */
+export const apiSemiSpaceMiB = 8;
+
+export const apiNodeFlags = [`--max-semi-space-size=${apiSemiSpaceMiB}`] as const;
+
 export function nodeFlagsOf(entryPoint: string): readonly string[] {
-  return entryPoint === workerEntryPoint ? workerNodeFlags : [];
+  if (entryPoint === workerEntryPoint) return workerNodeFlags;
+  return entryPoint === apiEntryPoint ? apiNodeFlags : [];
 }
 
+/**
+ * The API's environment at launch: two malloc arenas, as the worker's, for what an upload's Buffers leave in glibc's
+ * arenas once freed (docs/adr/0084-the-api-runs-with-a-small-young-generation.md).
+ */
+export const apiEnvironment = { MALLOC_ARENA_MAX: '2' } as const;
+
 export function launchEnvironmentOf(entryPoint: string): Readonly<Record<string, string>> {
-  return entryPoint === workerEntryPoint ? workerEnvironment : {};
+  if (entryPoint === workerEntryPoint) return workerEnvironment;
+  return entryPoint === apiEntryPoint ? apiEnvironment : {};
 }

@@ -95,7 +95,7 @@ runMain(async () => {
     const worker = await startServiceWorker(settings, orm);
     stops.push(worker.stop);
 
-    const services = await createApiServices(apiSettingsFrom(settings, { ...config, ADMIN_TOKEN: adminToken }), orm);
+    const services = await createApiServices(apiSettingsFrom(settings, { ...config, ADMIN_TOKEN: adminToken, TEMPORAL_UI_URL: config.TEMPORAL_UI_URL ?? temporalUi }), orm);
     stops.push(() => closeApiServices(services, { keepOrm: true }));
     const api = await startApiServer(config.PORT, services);
     stops.push(api.close);

@@ -2,6 +2,7 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities/index.ts';
 import { migrations } from './migrations/index.ts';
+import { withMigrationLock, type MigrationLockEvents } from './migration-lock.ts';
 
 export type Orm = MikroORM;
 
@@ -31,8 +32,13 @@ export async function connectOrm(databaseUrl: string, poolMax?: number): Promise
   return MikroORM.init(ormOptions(databaseUrl, poolMax));
 }
 
-/** Applies every committed migration that has not run yet; returns their names. */
-export async function migrateUp(orm: Orm): Promise<string[]> {
-  const applied = await orm.migrator.up();
+/**
+ * Applies every committed migration that has not run yet; returns their names. Processes that migrate at once take
+ * turns (migration-lock.ts), so each migration is applied by one of them.
+ */
+export async function migrateUp(orm: Orm, events?: MigrationLockEvents): Promise<string[]> {
+  const databaseUrl = orm.config.get('clientUrl');
+  if (!databaseUrl) throw new Error('the ORM has no clientUrl to take the migration lock on');
+  const applied = await withMigrationLock(databaseUrl, () => orm.migrator.up(), events);
   return applied.map((migration) => migration.name);
 }

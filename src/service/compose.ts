@@ -27,13 +27,17 @@ import { createRateLimiter, type RateLimit } from '../persistence/rate-limiter.t
 import { connectOrm, interactivePoolMax, type Orm } from '../persistence/orm.ts';
 import { parseAllowCidrs, systemResolve } from '../security/ip-policy.ts';
 import { createSecretBox } from '../security/secret-box.ts';
+import { temporalAccessFrom, type TemporalAccess, type TemporalAccessConfig } from '../temporal/access.ts';
 import { createTemporalClients } from '../temporal/client.ts';
+import type { DeploymentVersion } from '../temporal/worker-versioning.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 
 /** The settings the API and the worker are built from, whichever entry point read them. */
 export interface ServiceSettings {
   databaseUrl: string;
   temporalAddress: string;
+  /** An API key or TLS for Temporal (Temporal Cloud, mTLS); unset, a plain connection. */
+  temporalAccess?: TemporalAccess;
   namespace: string;
   /** The bulk task queue: deliveries, ingest, experiences, A/B tests. */
   taskQueue: string;
@@ -60,6 +64,8 @@ export interface ServiceSettings {
   metrics?: Registry | undefined;
   /** Recording files; unset (a test or bench that uses none), local storage in a temporary folder and no ffmpeg. */
   files?: RecordingFileSettings | undefined;
+  /** The worker deployment version the workers poll as (WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID); unversioned when unset. */
+  deployment?: DeploymentVersion | undefined;
 }
 
 /** Recording files: where they are kept, their limits, and this process's ffmpeg (the entry point looks it up). */
@@ -141,7 +147,7 @@ interface IngestRelayConfig {
   INGEST_RELAY_LINGER_MS?: number;
 }
 
-interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig, RecordingFileConfig {
+interface SharedConfig extends DeliveryConfig, PushConfig, IngestRelayConfig, RecordingFileConfig, TemporalAccessConfig {
   TEMPORAL_NAMESPACE: string;
   TEMPORAL_TASK_QUEUE: string;
   TEMPORAL_INTERACTIVE_TASK_QUEUE?: string | undefined;
@@ -171,6 +177,7 @@ export function serviceSettingsFrom(
 ): ServiceSettings {
   return {
     ...servers,
+    temporalAccess: temporalAccessFrom(config),
     files: fileSettingsFrom(config, media),
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -223,6 +230,8 @@ export interface ApiSettings extends Omit<ServiceSettings, 'push'> {
   apiRateLimit: RateLimit;
   ingestRateLimit: RateLimit;
   ingestBaseUrl?: string | undefined;
+  /** TEMPORAL_UI_URL: where the console links a run's workflow to; no link when unset. */
+  temporalUiUrl?: string | undefined;
   /** The console's build to serve; build/console of this checkout when unset. */
   consoleDir?: string | undefined;
 }
@@ -234,6 +243,7 @@ interface ApiRoleConfig {
   INGEST_RATE_LIMIT_PER_SECOND: number;
   INGEST_RATE_LIMIT_BURST: number;
   INGEST_BASE_URL?: string | undefined;
+  TEMPORAL_UI_URL?: string | undefined;
 }
 
 /** The API's settings on top of the shared ones. */
@@ -243,6 +253,7 @@ export const apiSettingsFrom = (settings: ServiceSettings, config: ApiRoleConfig
   apiRateLimit: { perSecond: config.API_RATE_LIMIT_PER_SECOND, burst: config.API_RATE_LIMIT_BURST },
   ingestRateLimit: { perSecond: config.INGEST_RATE_LIMIT_PER_SECOND, burst: config.INGEST_RATE_LIMIT_BURST },
   ingestBaseUrl: config.INGEST_BASE_URL,
+  temporalUiUrl: config.TEMPORAL_UI_URL,
 });
 
 /** An API instance wakes the ingest relays at most this often (docs/adr/0035-the-api-wakes-the-ingest-relays-after-the-commit.md). */
@@ -253,7 +264,7 @@ const ingestWakeWindowMs = 20;
  * routes' interactive pool is the API's own either way (docs/adr/0045-the-job-routes-have-a-postgres-pool-of-their-own.md).
  */
 export async function createApiServices(settings: ApiSettings, orm?: Orm): Promise<ApiServices> {
-  const temporal = createTemporalClients(settings.temporalAddress, settings.namespace);
+  const temporal = createTemporalClients(settings.temporalAddress, settings.namespace, settings.temporalAccess);
   const apiOrm = orm ?? (await connectOrm(settings.databaseUrl));
   const interactiveOrm = await connectOrm(settings.databaseUrl, interactivePoolMax);
   const secrets = createSecretBox(settings.secretsKey);
@@ -292,6 +303,7 @@ export async function createApiServices(settings: ApiSettings, orm?: Orm): Promi
       baseUrl: settings.ingestBaseUrl,
     },
     consoleDir: settings.consoleDir ?? defaultConsoleDir,
+    temporalUi: settings.temporalUiUrl ? { url: settings.temporalUiUrl.replace(/\/+$/, ''), namespace: settings.namespace } : null,
     metrics: createApiMetrics(settings.metrics ?? new Registry(), backlog),
     files: apiFileServices(settings),
   };

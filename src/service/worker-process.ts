@@ -66,12 +66,12 @@ export async function startServiceWorker(
   // One connection for the workers and the client of their activities and relays: a run they start on the bulk
   // queue, which a worker here polls, starts eagerly (its first workflow task comes back with the start).
   const connect = async () => {
-    const connection = await NativeConnection.connect({ address: settings.temporalAddress });
+    const connection = await NativeConnection.connect({ address: settings.temporalAddress, ...settings.temporalAccess });
     const client = createWorkerTemporalClient(connection, settings.namespace);
     return { connection, client, eagerStart: taskQueues.includes(settings.taskQueue), close: () => connection.close() };
   };
   const deps = await createActivityDeps(settings, orm, connect, options.outboundCa);
-  const base = { connection: deps.connected.connection, namespace: settings.namespace, workflowBundle };
+  const base = { connection: deps.connected.connection, namespace: settings.namespace, workflowBundle, deployment: settings.deployment };
   const workers: RunningWorker[] = [];
   const pools: Orm[] = [];
   const relays: RunningRelay[] = [];

@@ -1,5 +1,6 @@
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
+import type { TemporalAccess } from './access.ts';
 
 export interface TemporalClients {
   connection: Connection;
@@ -11,9 +12,10 @@ export interface TemporalClients {
  * that needs Temporal while it is down fails within a few seconds (short connect timeout, few gRPC retries), so the
  * caller gets a prompt 503 with Retry-After instead of a hanging request.
  */
-export function createTemporalClients(address: string, namespace: string): TemporalClients {
+export function createTemporalClients(address: string, namespace: string, access: TemporalAccess = {}): TemporalClients {
   const connection = Connection.lazy({
     address,
+    ...access,
     connectTimeout: '2 seconds',
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 3 }))],
   });

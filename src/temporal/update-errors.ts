@@ -2,7 +2,7 @@ import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } f
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { DomainError, type ErrorCode, type ErrorDetail } from '../domain/errors.ts';
 
-const businessCodes = new Set<ErrorCode>(['validation_failed', 'not_found', 'invalid_state', 'conflict', 'file_in_use', 'file_not_ready', 'file_rejected']);
+const businessCodes = new Set<ErrorCode>(['validation_failed', 'not_found', 'invalid_state', 'conflict', 'file_in_use', 'file_not_ready', 'file_rejected', 'too_many_takes']);
 
 /**
  * Runs a workflow update and turns a business failure inside it (an ApplicationFailure whose type is one of our

@@ -1,6 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
 import type { Logger } from '../logger.ts';
+import { workerDeploymentOptionsOf, type DeploymentVersion } from './worker-versioning.ts';
 
 export interface WorkerOptions {
   /** The process's connection, shared with its client (eager starts); closed by whoever opened it. */
@@ -9,6 +10,8 @@ export interface WorkerOptions {
   taskQueue: string;
   workflowBundle: WorkflowBundleOption;
   deps: ActivityDeps;
+  /** Polls as this version of a worker deployment; unversioned when unset. */
+  deployment?: DeploymentVersion | undefined;
 }
 
 export interface RunningWorker {
@@ -59,6 +62,12 @@ export function installTemporalRuntime(logger: Logger, options: TemporalRuntimeO
  */
 export const cachedWorkflowsPerWorker = 100;
 
+/**
+ * On shutdown, activities in flight get this long to finish before they are cancelled (and later retried). A
+ * deployment gives the process more than this to stop (the Helm chart's terminationGracePeriodSeconds).
+ */
+export const workerShutdownGraceSeconds = 10;
+
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const worker = await Worker.create({
     connection: options.connection,
@@ -66,9 +75,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     taskQueue: options.taskQueue,
     workflowBundle: options.workflowBundle,
     activities: createActivities(options.deps),
-    // On shutdown, activities in flight get this long to finish before they are cancelled (and later retried).
-    shutdownGraceTime: '10 seconds',
+    shutdownGraceTime: `${workerShutdownGraceSeconds} seconds`,
     maxCachedWorkflows: cachedWorkflowsPerWorker,
+    workerDeploymentOptions: workerDeploymentOptionsOf(options.deployment),
   });
   const finished = worker.run();
   return {

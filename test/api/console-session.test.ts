@@ -23,7 +23,7 @@ describe('POST /console/session', () => {
     const { response, setCookie, cookie } = await signIn(apiKey);
     expect(response.status).toBe(201);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(response.body).toEqual({ accountId, expiresAt: expect.any(String) });
+    expect(response.body).toEqual({ accountId, expiresAt: expect.any(String), temporalUi: null });
     const expiresAt = Date.parse(response.body.expiresAt);
     expect(expiresAt - before).toBeGreaterThanOrEqual(12 * 3600_000 - 1000);
     expect(expiresAt - before).toBeLessThanOrEqual(12 * 3600_000 + 60_000);
@@ -75,7 +75,7 @@ describe('the console cookie on the API', () => {
     expect(list.body.items.map((item: { id: string }) => item.id)).toEqual([created.body.id]);
     const session = await call('GET', '/console/session', { headers: { cookie } });
     expect(session.status).toBe(200);
-    expect(session.body).toEqual({ signedIn: true, accountId, expiresAt: response.body.expiresAt });
+    expect(session.body).toEqual({ signedIn: true, accountId, expiresAt: response.body.expiresAt, temporalUi: null });
   });
 
   it('says signed out, with 200, when there is no cookie or its session is unknown', async () => {

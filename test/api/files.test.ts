@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,7 +10,7 @@ import { localStorageRoot } from '../../src/service/compose.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { encodeWith, sineWav, wavHeader } from '../support/audio.ts';
 import { query } from '../support/db.ts';
-import { fileRow, readyFile, settledFile, shortTake, uploadFile } from '../support/files.ts';
+import { accountUpload, fileRow, readyFile, settledFile, shortTake, streamUpload, uploadFile } from '../support/files.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { startApiInstance, suiteFileSettings } from '../support/instances.ts';
 
@@ -193,44 +192,13 @@ describe('POST /file/upload: bad input', () => {
   });
 });
 
-/** Streams `total` bytes to POST /file/upload with node:http, as a client sending a large file does; stops once answered. */
-function streamUpload(account: TestAccount, total: number, headers: Record<string, string> = {}) {
-  const started = Date.now();
-  let sent = 0;
-  return new Promise<{ status: number; body: any; sentBeforeAnswer: number; ms: number; connection: string | undefined }>((resolve, reject) => {
-    const url = new URL(`/file/upload?appId=${account.appId}`, inject('apiUrl'));
-    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'audio/wav', ...headers } });
-    let answered = false;
-    req.on('response', (res) => {
-      answered = true;
-      const sentBeforeAnswer = sent;
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), sentBeforeAnswer, ms: Date.now() - started, connection: res.headers.connection }));
-    });
-    // Once the service has answered and closed the connection, the writes fail: that is the point.
-    req.on('error', (error) => (answered ? undefined : reject(error)));
-    // A WAV header that announces all of it, then silence: audio by its first bytes, so it streams into storage.
-    const chunk = Buffer.alloc(256 * 1024);
-    const pump = () => {
-      while (!answered && sent < total) {
-        const piece = sent === 0 ? Buffer.concat([wavHeader({ sampleRate: 48_000, channels: 2, dataBytes: total - 44 }), chunk.subarray(44)]) : chunk.subarray(0, Math.min(chunk.length, total - sent));
-        sent += piece.length;
-        if (!req.write(piece)) return void req.once('drain', pump);
-      }
-      if (!answered) req.end();
-    };
-    pump();
-  });
-}
-
 describe('POST /file/upload: a body over RECORDING_MAX_BYTES', () => {
   const sixtyMegabytes = 60 * 1000 * 1000;
 
   it('answers a 60 MB body 413 too_large while it streams, without reading the rest, and stores nothing', { timeout: 60_000 }, async () => {
     const account = await newAccount();
     const cap = inject('recordingMaxBytes');
-    const answer = await streamUpload(account, sixtyMegabytes);
+    const answer = await streamUpload(accountUpload(account), sixtyMegabytes);
     expect(answer.status).toBe(413);
     expect(answer.body.error).toMatchObject({ code: 'too_large', message: expect.stringContaining(String(cap)) });
     expect(answer.connection).toBe('close');
@@ -245,7 +213,7 @@ describe('POST /file/upload: a body over RECORDING_MAX_BYTES', () => {
 
   it('answers 413 at once to a Content-Length over the cap, before reading the body', { timeout: 60_000 }, async () => {
     const account = await newAccount();
-    const answer = await streamUpload(account, sixtyMegabytes, { 'content-length': String(sixtyMegabytes) });
+    const answer = await streamUpload(accountUpload(account), sixtyMegabytes, { 'content-length': String(sixtyMegabytes) });
     expect(answer.status).toBe(413);
     expect(answer.body.error.code).toBe('too_large');
     expect(answer.sentBeforeAnswer).toBeLessThan(8 * 1024 * 1024);

@@ -64,6 +64,10 @@ describe('Recording files in the OpenAPI document', () => {
     const upload = document.paths['/file/upload'].post;
     expect(Object.keys(upload.requestBody.content).sort()).toEqual(['application/octet-stream', 'audio/*']);
     expect(upload.requestBody.content['audio/*'].schema).toMatchObject({ type: 'string', format: 'binary' });
+    // The artist's take is the same raw body, behind the link's token and no key.
+    const take = document.paths['/artist/{token}/takes'].post;
+    expect(take.security).toEqual([]);
+    expect(take.requestBody.content).toEqual(upload.requestBody.content);
     const play = document.paths['/recordings/{fileId}/{name}'].get;
     expect(play.security).toEqual([]);
     expect(Object.keys(play.responses['206'].content)).toEqual(['audio/mp4']);

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newAccount } from '../support/api.ts';
 import { sineWav } from '../support/audio.ts';
 import { createMessage, newAudience, scheduleSend, startFcmSendPath, waitForSend, type Caller, type FcmSendPath } from '../support/campaigns.ts';
-import { readyFile } from '../support/files.ts';
+import { settledTake, tokenOf, uploadTake } from '../support/artist-takes.ts';
 import { ok } from '../support/http-assertions.ts';
 import { sampleJob } from '../support/jobs.ts';
 
-// The whole path of a recording, black-box, on a worker process of its own that sends to a fake FCM: a WAV upload is
-// processed on that worker → submitted to the job → selected → accepted → the message's recording URL answers a
-// Range request with MP4 audio → a campaign's pushes carry that URL.
+// The whole path of a recording, black-box, on a worker process of its own that sends to a fake FCM: the artist uploads
+// a WAV through their link (no key) → it is the job's take, processed on that worker → the account selects and accepts
+// it → the message's recording URL answers a Range request with MP4 audio → a campaign's pushes carry that URL.
 
 describe('a recording from upload to the devices', () => {
   let path: FcmSendPath;
@@ -23,16 +23,21 @@ describe('a recording from upload to the devices', () => {
     const { segment, tokens, platformOf } = await newAudience(account, 4, 'listeners');
     const message = await createMessage(account, { type: 'RICHPUSH', filterId: segment.id });
     const job = ok(await call('POST', '/job/create', { ...as, body: sampleJob(account, message.id) }), 201);
-    ok(await call('POST', `/job/executeJob?id=${job.id}`, as));
+    const token = tokenOf(ok(await call('POST', `/job/executeJob?id=${job.id}`, as)).artistLink);
 
-    // Processed on this path's worker: ready, its length within 5 %.
-    const file = await readyFile(account, sineWav({ seconds: 5, sampleRate: 48_000, channels: 2 }), { fileName: 'take-1.wav', baseUrl: account.baseUrl });
-    expect(Math.abs(file.durationMs - 5000)).toBeLessThanOrEqual(250);
+    // The artist uploads through their link, with no key; the take is processed on this path's worker: ready, its
+    // length within 5 %.
+    const uploaded = ok(await uploadTake(token, sineWav({ seconds: 5, sampleRate: 48_000, channels: 2 }), { fileName: 'take-1.wav', baseUrl: account.baseUrl }), 202);
+    expect(ok(await call('GET', `/job/get?id=${job.id}`, as))).toMatchObject({ status: 'SUBMITTED', recordings: [{ fileId: uploaded.fileId }] });
+    const take = await settledTake(token, uploaded.fileId, { baseUrl: account.baseUrl });
+    expect(take).toMatchObject({ status: 'ready', fileName: 'take-1.wav' });
+    expect(Math.abs(take.durationMs - 5000)).toBeLessThanOrEqual(250);
+    const file = ok(await call('GET', `/file/get?id=${take.fileId}`, as));
+    expect(file).toMatchObject({ jobId: job.id, status: 'ready', durationMs: take.durationMs, url: take.url });
     // Made under PUBLIC_URL (the suite's API, which shares this path's storage folder).
     expect(file.url.startsWith(`${inject('apiUrl')}/recordings/${file.fileId}/`)).toBe(true);
 
-    const take = ok(await call('POST', `/job/recording?id=${job.id}`, { ...as, body: { fileId: file.fileId } }), 201);
-    expect(take).toMatchObject({ fileId: file.fileId, status: 'ready', url: file.url, job: { status: 'SUBMITTED' } });
+    // The account selects and accepts it.
     ok(await call('POST', `/richPush/select?file_id=${file.fileId}`, as));
     expect(ok(await call('POST', `/job/accept?id=${job.id}`, as))).toMatchObject({ status: 'ACCEPTED', selectedFileId: file.fileId });
 

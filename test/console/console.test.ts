@@ -37,6 +37,8 @@ describe('signing in', () => {
     const signedOut = await browser.signedOutPage(account);
     await signedOut.screenshot('sign-in');
     main = await browser.signedInPage(account);
+    // The first page's list loaded: the next test's navigation must not abort it (a failed request) on a slow machine.
+    await main.page.getByRole('table').waitFor();
     const cookie = await sessionCookie(main);
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: false, path: '/' });
     const stored = await main.page.evaluate<string>(`JSON.stringify([{ ...localStorage }, { ...sessionStorage }, document.cookie, location.href])`);
@@ -86,7 +88,7 @@ describe('the Messages pages', () => {
     for (const path of ['/console/messages', `/console/messages/${messages.draft.id}`]) {
       await main.goto(path);
       await main.page.getByRole('heading', { level: 1 }).waitFor();
-      await main.page.getByText('Copy as curl').click();
+      for (const summary of await main.page.getByText('Copy as curl').all()) await summary.click();
       expect(await unlabelledControls(main.page), path).toEqual([]);
       expect(await controlsOutOfTabOrder(main.page), path).toEqual([]);
     }
@@ -206,6 +208,8 @@ describe('safety in the browser', () => {
   it('signs out: the page shows the sign-in form, and the old cookie answers 401', async () => {
     const page = await browser.signedInPage(account);
     const cookie = (await sessionCookie(page))!;
+    // The first page's read ends first: signing out under it would make it a 401 of the test's making.
+    await page.page.getByRole('table').waitFor();
     await page.page.getByRole('button', { name: 'Sign out' }).click();
     await page.page.getByLabel('API key').waitFor();
     const after = await call('GET', '/notification/list', { headers: { cookie: `${cookie.name}=${cookie.value}` } });

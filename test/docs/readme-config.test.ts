@@ -17,6 +17,9 @@ const readElsewhere: Record<string, string> = {
   FFMPEG_PATH: 'src/media/find-ffmpeg.ts',
   SEAWEEDFS_PATH: 'src/dev/cli-path.ts',
   CHROMIUM_PATH: 'src/dev/chromium.ts',
+  HELM_PATH: 'src/dev/cli-path.ts',
+  HADOLINT_PATH: 'src/dev/cli-path.ts',
+  KUBERNETES_VALIDATE_PATH: 'src/dev/cli-path.ts',
 };
 
 /** Settings with no default in src/config.ts whose default the code derives elsewhere, and the file that does. */
@@ -31,13 +34,16 @@ const requiredValues: Record<string, string> = {
   ADMIN_TOKEN: 'a'.repeat(32),
   SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
   PUBLIC_URL: 'https://push.example.com',
+  WORKER_DEPLOYMENT_NAME: 'richpush',
+  WORKER_BUILD_ID: '0.2.0',
 };
 
-const roles: Role[] = ['api', 'worker', 'migrate'];
+const roles: Role[] = ['api', 'worker', 'migrate', 'promote'];
 const productionLoaders: Array<(env: NodeJS.ProcessEnv) => object> = [
   (env) => loadConfig('api', env),
   (env) => loadConfig('worker', env),
   (env) => loadConfig('migrate', env),
+  (env) => loadConfig('promote', env),
 ];
 const loaders = [...productionLoaders, (env: NodeJS.ProcessEnv): object => loadEmbeddedConfig(env)];
 

@@ -52,3 +52,19 @@ describe('a job step written twice under one transition id', () => {
     expect(again.recordings).toHaveLength(2);
   });
 });
+
+describe('the take limit under the job’s lock', () => {
+  it('lets one of two submissions at once take the 20th place, and refuses the other too_many_takes', async () => {
+    const { input, account } = await newJobRecord();
+    const jobId = input.jobId;
+    await applyJobAction(orm.em.fork(), { jobId, transitionId: randomUUID(), action: 'execute' }, secrets);
+    const submit = async () => ({ jobId, transitionId: randomUUID(), action: 'submitRecording' as const, fileId: randomUUID(), recording: await fileRow(account) });
+    for (let index = 0; index < 19; index += 1) await applyJobAction(orm.em.fork(), await submit(), secrets);
+
+    const outcomes = await Promise.allSettled([applyJobAction(orm.em.fork(), await submit(), secrets), applyJobAction(orm.em.fork(), await submit(), secrets)]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const [refused] = outcomes.filter((outcome) => outcome.status === 'rejected');
+    expect(refused?.reason).toMatchObject({ code: 'too_many_takes' });
+    expect(await query('select count(*)::int as takes from files where job_id = $1 and submission_id is not null', [jobId])).toEqual([{ takes: 20 }]);
+  });
+});

@@ -115,16 +115,23 @@ export interface FcmSendPath {
   stop(): Promise<void>;
 }
 
+/** A fake FCM (src/dev/fake-fcm.ts) and the settings that make a worker process send to it. */
+export interface FakeFcmForWorkers {
+  fake: FakeFcm;
+  /** The Firebase project the service account names: its pace is the `push_pace` row `fcm:<projectId>`. */
+  projectId: string;
+  /** PUSH_PROVIDER=fcm, the throwaway service account, the fake's URL, and trust in its certificate. */
+  env: NodeJS.ProcessEnv;
+  stop: () => Promise<void>;
+}
+
 /**
- * A send path of its own to a fake FCM (src/dev/fake-fcm.ts): the fake, a throwaway service account whose token_uri
- * is the fake's, `npm run worker` as a child process with PUSH_PROVIDER=fcm and `workerEnv` (FCM_CONCURRENCY,
- * FCM_MAX_PER_MINUTE…) on a task queue of its own, and an API instance on that queue. The suite's worker (the log
- * provider) polls the run's queue only, so it never picks up this path's runs. The project id is the path's own too:
- * the pace, shared by project across the deployment, is not shared with any other test's sends.
+ * The fake, a throwaway service account whose token_uri is the fake's, and the environment of a worker that sends
+ * to it. The project id is its own: the pace, shared by project across the deployment, is not shared with any other
+ * test's sends.
  */
-export async function startFcmSendPath(options: { fake?: Partial<FakeFcmOptions>; workerEnv?: NodeJS.ProcessEnv } = {}): Promise<FcmSendPath> {
+export async function startFakeFcmForWorkers(options: { fake?: Partial<FakeFcmOptions> } = {}): Promise<FakeFcmForWorkers> {
   const projectId = `richpush-${randomUUID().slice(0, 8)}`;
-  const taskQueue = `campaign-fcm-${randomUUID()}`;
   const cleanups: Array<() => Promise<unknown>> = [];
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -136,13 +143,29 @@ export async function startFcmSendPath(options: { fake?: Partial<FakeFcmOptions>
     cleanups.push(() => account.remove());
     // The worker trusts the fake's certificate as the suite's receivers do: NODE_EXTRA_CA_CERTS.
     const caFile = await account.writeVariant('fake-fcm-ca.pem', inject('receiverCert'));
-    const env: NodeJS.ProcessEnv = {
-      PUSH_PROVIDER: 'fcm',
-      FCM_SERVICE_ACCOUNT_FILE: account.file,
-      FCM_BASE_URL: fake.baseUrl,
-      NODE_EXTRA_CA_CERTS: caFile,
-      ...options.workerEnv,
-    };
+    const env = { PUSH_PROVIDER: 'fcm', FCM_SERVICE_ACCOUNT_FILE: account.file, FCM_BASE_URL: fake.baseUrl, NODE_EXTRA_CA_CERTS: caFile };
+    return { fake, projectId, env, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * A send path of its own to a fake FCM (`startFakeFcmForWorkers`): `npm run worker` as a child process sending to it,
+ * with `workerEnv` (FCM_CONCURRENCY, FCM_MAX_PER_MINUTE…), on a task queue of its own, and an API instance on that
+ * queue. The suite's worker (the log provider) polls the run's queue only, so it never picks up this path's runs.
+ */
+export async function startFcmSendPath(options: { fake?: Partial<FakeFcmOptions>; workerEnv?: NodeJS.ProcessEnv } = {}): Promise<FcmSendPath> {
+  const taskQueue = `campaign-fcm-${randomUUID()}`;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  };
+  try {
+    const { fake, projectId, env: fcmEnv, stop: stopFake } = await startFakeFcmForWorkers(options);
+    cleanups.push(stopFake);
+    const env: NodeJS.ProcessEnv = { ...fcmEnv, ...options.workerEnv };
     const workers: ChildProcess[] = [];
     cleanups.push(() => Promise.all(workers.map(killWorker)));
     const startWorker = async () => {

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { inject } from 'vitest';
 import { chromiumFlags, findChromiumOnThisMachine } from '../../src/dev/chromium.ts';
 import { newAccount, type TestAccount } from './api.ts';
@@ -39,11 +39,11 @@ export interface ConsoleBrowser {
 const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim()) ?? 'unknown error';
 
 /** Finds Chromium (CHROMIUM_PATH, PATH, @sparticuz/chromium) and launches it; one that cannot start fails the test, never skips it. */
-export async function launchChromium(env: NodeJS.ProcessEnv = process.env): Promise<Browser> {
+export async function launchChromium(env: NodeJS.ProcessEnv = process.env, extraFlags: string[] = []): Promise<Browser> {
   const executablePath = await findChromiumOnThisMachine((line) => process.stderr.write(`${line}\n`), env);
   try {
     // Playwright gives each launch a fresh temporary profile (--user-data-dir) and removes it on close.
-    return await chromium.launch({ executablePath, headless: true, args: chromiumFlags, timeout: 60_000 });
+    return await chromium.launch({ executablePath, headless: true, args: [...chromiumFlags, ...extraFlags], timeout: 60_000 });
   } catch (error) {
     throw new Error(
       `Chromium at ${executablePath} did not start: ${firstLine(error)}. The console's tests need a Chromium that runs here: set CHROMIUM_PATH to one, put chromium on PATH, or keep the devDependency @sparticuz/chromium (docs/console.md, "Tests").`,
@@ -52,9 +52,15 @@ export async function launchChromium(env: NodeJS.ProcessEnv = process.env): Prom
   }
 }
 
-/** Opens one Chromium for a test file (`import.meta.url` names the folder its screenshots go to). */
-export async function openConsoleBrowser(testFileUrl: string): Promise<ConsoleBrowser> {
-  const browser = await launchChromium();
+/**
+ * A microphone for pages that record: Chromium's fake capture device (a tone with a beep each second), granted
+ * without a prompt.
+ */
+export const fakeMicrophoneFlags = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
+
+/** Opens one Chromium for a test file (`import.meta.url` names the folder its screenshots go to), with any extra flags. */
+export async function openConsoleBrowser(testFileUrl: string, extraFlags: string[] = []): Promise<ConsoleBrowser> {
+  const browser = await launchChromium(process.env, extraFlags);
   const apiUrl = inject('apiUrl');
   const apiOrigin = new URL(apiUrl).origin;
   const screenshots = join(outputRoot, basename(fileURLToPath(testFileUrl)).replace(/\.test\.ts$/, ''));
@@ -72,7 +78,19 @@ export async function openConsoleBrowser(testFileUrl: string): Promise<ConsoleBr
     page.on('request', (request) => {
       if (new URL(request.url()).origin !== apiOrigin) problems.push(`request to another origin: ${request.method()} ${request.url()}`);
     });
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.method()} ${request.url()} (${request.failure()?.errorText ?? 'no answer'})`));
+    // A page that polls, or has just loaded, has a read in flight now and then; leaving it through goto() aborts that
+    // read, which is the test's doing, not the page's. Any other failure, and any other abort, is a problem. (By the
+    // clock: Playwright reports a request to this side only after the browser has sent it.)
+    const gotoStarts: number[] = [];
+    const abortedByGoto = (request: Request) => {
+      const startedAt = request.timing().startTime;
+      return startedAt > 0 && gotoStarts.some((gotoAt) => gotoAt >= startedAt);
+    };
+    page.on('requestfailed', (request) => {
+      const errorText = request.failure()?.errorText ?? 'no answer';
+      if (errorText === 'net::ERR_ABORTED' && request.resourceType() === 'fetch' && abortedByGoto(request)) return;
+      problems.push(`request failed: ${request.method()} ${request.url()} (${errorText})`);
+    });
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`${response.status()} for ${response.request().method()} ${response.url()}`);
       if (response.request().resourceType() !== 'script') return;
@@ -88,6 +106,7 @@ export async function openConsoleBrowser(testFileUrl: string): Promise<ConsoleBr
       problems,
       scripts,
       async goto(path) {
+        gotoStarts.push(Date.now());
         await page.goto(path, { waitUntil: 'networkidle' });
       },
       async screenshot(name) {
@@ -148,7 +167,9 @@ export async function controlsOutOfTabOrder(page: Page): Promise<string[]> {
     return controls.length;
   })()`);
   const reached = new Set<string>();
-  for (let step = 0; step < count + 5; step++) {
+  // Some controls take several Tab stops (a time field's hours and minutes, an audio player's buttons), and leaving
+  // the page's end passes the browser's own: walk well past the count; a control reached twice counts once.
+  for (let step = 0; step < count * 3 + 10; step++) {
     await page.keyboard.press('Tab');
     const id = await page.evaluate<string | null>(`document.activeElement?.getAttribute('data-control') ?? null`);
     if (id !== null) reached.add(id);

@@ -1,6 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
+import { inject } from 'vitest';
 import { call, type ApiResponse, type TestAccount } from './api.ts';
-import { sineWav } from './audio.ts';
+import { sineWav, wavHeader } from './audio.ts';
 import { query } from './db.ts';
 import { until } from './wait.ts';
 
@@ -52,15 +54,19 @@ export async function readyTake(account: TestAccount, jobId: string, bytes?: Buf
 
 /**
  * A file row written straight into the database, as processing would leave it, for tests of the job's steps that
- * need a take and not its audio: `ready` (with a delivery key nothing is stored at) unless told otherwise.
+ * need a take and not its audio: `ready` (with a delivery key nothing is stored at) unless told otherwise; `submitted`
+ * makes it a take of `jobId` as a SUBMITTED step would (the job's run does not know of it).
  */
-export async function fileRow(account: TestAccount, fields: { status?: 'processing' | 'ready' | 'rejected'; jobId?: string | null } = {}): Promise<{ fileId: string; url: string }> {
+export async function fileRow(
+  account: TestAccount,
+  fields: { status?: 'processing' | 'ready' | 'rejected'; jobId?: string | null; submitted?: boolean } = {},
+): Promise<{ fileId: string; url: string }> {
   const fileId = `fil_${randomBytes(16).toString('base64url')}`;
   const status = fields.status ?? 'ready';
   const url = `https://push.example.com/recordings/${fileId}/${'a'.repeat(32)}.m4a`;
   await query(
-    `insert into files (id, account_id, app_id, job_id, source, status, reason, detail, file_name, duration_ms, content_type, original_key, delivery_key, url, created_at, processed_at)
-     values ($1, $2, $3, $4, 'upload', $5, $6, $7, 'take.wav', $8, $9, $10, $11, $12, now(), now())`,
+    `insert into files (id, account_id, app_id, job_id, source, status, reason, detail, file_name, duration_ms, content_type, original_key, delivery_key, url, created_at, processed_at, submission_id, submitted_at)
+     values ($1, $2, $3, $4, 'upload', $5, $6, $7, 'take.wav', $8, $9, $10, $11, $12, now(), now(), $13, case when $13::uuid is null then null else now() end)`,
     [
       fileId,
       account.accountId,
@@ -74,7 +80,48 @@ export async function fileRow(account: TestAccount, fields: { status?: 'processi
       `recordings/${account.accountId}/${fileId}/original`,
       status === 'ready' ? `recordings/${account.accountId}/${fileId}/delivery.m4a` : null,
       url,
+      fields.submitted ? randomUUID() : null,
     ],
   );
   return { fileId, url };
+}
+
+/** Where a streamed upload goes: a path of the API and the headers that authorise it. */
+export interface UploadTarget {
+  path: string;
+  headers: Record<string, string>;
+}
+
+/** POST /file/upload with the account's key. */
+export const accountUpload = (account: TestAccount): UploadTarget => ({ path: `/file/upload?appId=${account.appId}`, headers: { authorization: `Bearer ${account.apiKey}` } });
+
+/** Streams `total` bytes to an upload route with node:http, as a client sending a large file does; stops once answered. */
+export function streamUpload(target: UploadTarget, total: number, headers: Record<string, string> = {}) {
+  const started = Date.now();
+  let sent = 0;
+  return new Promise<{ status: number; body: any; sentBeforeAnswer: number; ms: number; connection: string | undefined }>((resolve, reject) => {
+    const url = new URL(target.path, inject('apiUrl'));
+    const req = request(url, { method: 'POST', headers: { ...target.headers, 'content-type': 'audio/wav', ...headers } });
+    let answered = false;
+    req.on('response', (res) => {
+      answered = true;
+      const sentBeforeAnswer = sent;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), sentBeforeAnswer, ms: Date.now() - started, connection: res.headers.connection }));
+    });
+    // Once the service has answered and closed the connection, the writes fail: that is the point.
+    req.on('error', (error) => (answered ? undefined : reject(error)));
+    // A WAV header that announces all of it, then silence: audio by its first bytes, so it streams into storage.
+    const chunk = Buffer.alloc(256 * 1024);
+    const pump = () => {
+      while (!answered && sent < total) {
+        const piece = sent === 0 ? Buffer.concat([wavHeader({ sampleRate: 48_000, channels: 2, dataBytes: total - 44 }), chunk.subarray(44)]) : chunk.subarray(0, Math.min(chunk.length, total - sent));
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once('drain', pump);
+      }
+      if (!answered) req.end();
+    };
+    pump();
+  });
 }

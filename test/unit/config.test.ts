@@ -1,9 +1,12 @@
-import { resolve } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadEmbeddedConfig, requiredSettings } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { interactiveTaskQueueOf, serviceSettingsFrom } from '../../src/service/compose.ts';
 import { storageSettingsFrom } from '../../src/storage/index.ts';
+import { temporalAccessFrom } from '../../src/temporal/access.ts';
 
 const validApi = {
   DATABASE_URL: 'postgres://u:p@db:5432/app',
@@ -20,6 +23,7 @@ describe('configuration', () => {
       PORT: 3000,
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: 'richpush',
+      TEMPORAL_TLS: false,
       LOG_LEVEL: 'info',
       DELIVERY_RETRY_INITIAL_MS: 5000,
       DELIVERY_RETRY_BACKOFF: 3,
@@ -216,5 +220,28 @@ describe('configuration', () => {
     expect(requiredSettings('api')).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'PUBLIC_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
     expect(requiredSettings('worker')).toEqual(['DATABASE_URL', 'PUBLIC_URL', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
     expect(requiredSettings('migrate')).toEqual(['DATABASE_URL']);
+  });
+
+  it('connects to Temporal in plain text unless an API key, TLS or a client certificate is given', async () => {
+    const plain = loadConfig('worker', validApi);
+    expect(temporalAccessFrom(plain)).toEqual({});
+    expect(temporalAccessFrom(loadConfig('api', { ...validApi, TEMPORAL_TLS: 'true' }))).toEqual({ tls: true });
+    // An API key travels only over TLS.
+    expect(temporalAccessFrom(loadConfig('api', { ...validApi, TEMPORAL_API_KEY: 'cloud-key' }))).toEqual({ apiKey: 'cloud-key', tls: true });
+    const scratch = await mkdtemp(join(tmpdir(), 'rp-tls-'));
+    try {
+      await writeFile(join(scratch, 'client.crt'), 'CERT');
+      await writeFile(join(scratch, 'client.key'), 'KEY');
+      const files = { TEMPORAL_TLS_CERT_FILE: join(scratch, 'client.crt'), TEMPORAL_TLS_KEY_FILE: join(scratch, 'client.key') };
+      const access = temporalAccessFrom(loadConfig('worker', { ...validApi, ...files }));
+      expect(access).toEqual({ tls: { clientCertPair: { crt: Buffer.from('CERT'), key: Buffer.from('KEY') } } });
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a client certificate without its key, and a key without its certificate', () => {
+    expect(() => loadConfig('api', { ...validApi, TEMPORAL_TLS_CERT_FILE: '/certs/tls.crt' })).toThrow('TEMPORAL_TLS_KEY_FILE is required when TEMPORAL_TLS_CERT_FILE is set');
+    expect(() => loadConfig('worker', { ...validApi, TEMPORAL_TLS_KEY_FILE: '/certs/tls.key' })).toThrow('TEMPORAL_TLS_CERT_FILE is required when TEMPORAL_TLS_KEY_FILE is set');
   });
 });

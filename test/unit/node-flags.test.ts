@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { workerNodeFlags, workerSemiSpaceMiB } from '../../src/main/node-flags.ts';
+import { apiNodeFlags, apiSemiSpaceMiB, workerNodeFlags, workerSemiSpaceMiB } from '../../src/main/node-flags.ts';
 
 const probe = fileURLToPath(new URL('../fixtures/young-generation-probe.ts', import.meta.url));
 
@@ -15,5 +15,13 @@ describe("the worker's node flags", () => {
     expect(mainThreadMiB).toBe(2 * workerSemiSpaceMiB);
     expect(threadMiB).toBeGreaterThan(0);
     expect(threadMiB).toBeLessThanOrEqual(2 * workerSemiSpaceMiB);
+  });
+});
+
+describe("the API's node flags", () => {
+  it('bound its young generation from launch', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [...apiNodeFlags, probe]);
+    const { mainThreadMiB } = JSON.parse(stdout) as { mainThreadMiB: number };
+    expect(mainThreadMiB).toBe(2 * apiSemiSpaceMiB);
   });
 });

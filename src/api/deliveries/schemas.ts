@@ -47,6 +47,20 @@ export const deliveryWithAttemptsSchema = deliverySchema
   .extend({ eventType: z.string(), attempts: z.array(attemptSchema) })
   .meta({ id: 'DeliveryWithAttempts' });
 
+export const recoverBody = z
+  .strictObject({
+    since: z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601: failed deliveries made at or after this time are sent again.' }),
+  })
+  .meta({ id: 'RecoverDeliveries' });
+
+export const recoveredSchema = z
+  .object({
+    recovered: z.number().int().meta({ description: 'Redeliveries started now (at most 1000).' }),
+    deliveries: z.array(deliverySchema).meta({ description: 'The new deliveries, oldest original first.' }),
+    more: z.boolean().meta({ description: 'More failed deliveries since that time wait: call again.' }),
+  })
+  .meta({ id: 'RecoveredDeliveries' });
+
 export const deliveryPage = pageOf(deliveryWithAttemptsSchema).meta({ id: 'DeliveryPage' });
 
 export function toDeliveryResponse(delivery: Delivery): z.infer<typeof deliverySchema> {

@@ -1,5 +1,6 @@
 import { archiveExperience, changeExperienceStatus } from '../../domain/experiences/change-experience-status.ts';
 import { cancelExperienceRun } from '../../domain/experiences/cancel-experience-run.ts';
+import { countExperienceNodes } from '../../domain/experiences/count-experience-nodes.ts';
 import { createExperience } from '../../domain/experiences/create-experience.ts';
 import { findOwnedExperience, findOwnedRun } from '../../domain/experiences/find-owned-experience.ts';
 import { listExperienceRuns, listExperiences } from '../../domain/experiences/list-experiences.ts';
@@ -12,6 +13,8 @@ import {
   experienceListQuery,
   experienceParams,
   experienceSchema,
+  nodeCountsQuery,
+  nodeCountsSchema,
   runListQuery,
   runParams,
   runSchema,
@@ -145,6 +148,21 @@ export const experienceRoutes = [
       const page = await listExperienceRuns(em, account.id, params.experienceId, query);
       return { status: 200, body: toPageResponse(page, toRunResponse) };
     },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${one}/node-counts`,
+    operationId: 'countExperienceNodes',
+    summary: 'Count the runs at each node: entered, waiting, passed, stopped there, reached a goal',
+    tag,
+    auth: 'account',
+    params: experienceParams,
+    query: nodeCountsQuery,
+    responses: { 200: { description: 'Each node’s and goal’s counts', schema: nodeCountsSchema }, 404: notFound },
+    handler: async ({ params, query }, { em, account }) => ({
+      status: 200,
+      body: { experienceId: params.experienceId, ...(await countExperienceNodes(em, account.id, params.experienceId, query.version)) },
+    }),
   }),
   defineRoute({
     method: 'get',

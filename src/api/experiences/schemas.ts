@@ -67,6 +67,33 @@ export const runSchema = z
   })
   .meta({ id: 'ExperienceRun' });
 
+export const nodeCountsQuery = z.object({
+  version: z.coerce.number().int().min(1).max(2_147_483_647).optional().meta({ description: 'Count the runs of this version only; every version when left out.' }),
+});
+
+const count = z.number().int().min(0);
+
+export const nodeCountsSchema = z
+  .object({
+    experienceId,
+    version: z.number().int().nullable().meta({ description: 'The version counted; null for every version.' }),
+    runs: count.meta({ description: 'Runs counted.' }),
+    nodes: z
+      .array(
+        z.object({
+          nodeId: z.string(),
+          entered: count.meta({ description: 'Runs that reached the node: passed + waiting + stoppedHere.' }),
+          waiting: count.meta({ description: 'Live runs at the node now.' }),
+          passed: count.meta({ description: 'Runs that left the node (its step is in their path).' }),
+          stoppedHere: count.meta({ description: 'Runs that ended at the node without leaving it (cancelled, an exit goal, the maximum duration, a failure).' }),
+          goalReached: count.meta({ description: 'Runs that reached the node and reached a goal.' }),
+        }),
+      )
+      .meta({ description: 'The latest definition’s nodes in its order, then any node only older versions had.' }),
+    goals: z.array(z.object({ goalId: z.string(), reached: count })),
+  })
+  .meta({ id: 'ExperienceNodeCounts' });
+
 export const toExperienceResponse = (experience: Experience): z.infer<typeof experienceSchema> => ({
   experienceId: experience.id,
   accountId: experience.accountId,

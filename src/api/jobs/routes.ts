@@ -92,7 +92,7 @@ export const jobRoutes = [
     responses: {
       201: { description: 'The take (processing until its file is ready) and the job', schema: submittedRecordingSchema },
       404: { description: 'No such job, or no such file of the job’s app, in this account' },
-      409: { description: 'Not allowed from the job’s state (`invalid_state`), or the file is already a take (`file_in_use`)' },
+      409: { description: 'Not allowed from the job’s state (`invalid_state`), the file is already a take (`file_in_use`), or the job has its 20 takes (`too_many_takes`)' },
       422: { description: 'The file was rejected (`file_rejected`), or the URL may not be fetched (`invalid_url`)' },
       503: { description: 'This deployment cannot process recordings now (`media_unavailable`); or Postgres or Temporal is out of reach' },
     },

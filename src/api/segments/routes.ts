@@ -1,16 +1,20 @@
 import { createSegment } from '../../domain/segments/create-segment.ts';
 import { getSegment } from '../../domain/segments/get-segment.ts';
 import { listSegments } from '../../domain/segments/list-segments.ts';
+import { sampleSegment } from '../../domain/segments/sample-segment.ts';
 import { updateSegment } from '../../domain/segments/update-segment.ts';
 import { defineRoute } from '../../http/route.ts';
 import {
   createSegmentBody,
   listSegmentsQuery,
+  sampleSegmentQuery,
   segmentIdQuery,
   segmentPage,
+  segmentSampleSchema,
   segmentSchema,
   toCountedSegmentResponse,
   toSegmentResponse,
+  toSegmentSampleResponse,
   updateSegmentBody,
 } from './schemas.ts';
 import { toPageResponse } from '../shared-schemas.ts';
@@ -71,5 +75,19 @@ export const segmentRoutes = [
       const page = await listSegments(em, account.id, query);
       return { status: 200, body: toPageResponse(page, toSegmentResponse) };
     },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/filter/sample',
+    operationId: 'sampleSegment',
+    summary: 'A segment’s live size and a sample of the devices its rules match now',
+    tag,
+    auth: 'account',
+    query: sampleSegmentQuery,
+    responses: { 200: { description: 'The live count and the first devices, by device id', schema: segmentSampleSchema }, 404: notFound },
+    handler: async ({ query }, { em, account }) => ({
+      status: 200,
+      body: toSegmentSampleResponse(await sampleSegment(em, account.id, query.id, query.limit)),
+    }),
   }),
 ];

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { CountedSegment } from '../../domain/segments/get-segment.ts';
+import { maxSegmentSample, type SegmentSample } from '../../domain/segments/sample-segment.ts';
 import { segmentRulesSchema, segmentRulesShape } from '../../domain/segments/rules-schema.ts';
 import type { Segment } from '../../persistence/entities/segment.ts';
+import { deviceSchema, toDeviceResponse } from '../devices/schemas.ts';
 import { pageOf, paginationQuery, timestamp, trimmedText } from '../shared-schemas.ts';
 
 export const createSegmentBody = z
@@ -45,3 +47,22 @@ export function toSegmentResponse(segment: Segment, deviceCount: number | null =
 }
 
 export const toCountedSegmentResponse = ({ segment, deviceCount }: CountedSegment) => toSegmentResponse(segment, deviceCount);
+
+export const sampleSegmentQuery = z.object({
+  id: z.uuid(),
+  limit: z.coerce.number().int().min(1).max(maxSegmentSample).default(10).meta({ description: `Devices in the sample, 1 to ${maxSegmentSample} (default 10).` }),
+});
+
+export const segmentSampleSchema = z
+  .object({
+    id: z.uuid(),
+    deviceCount: z.number().int().meta({ description: 'Subscribed devices the rules match now, counted live.' }),
+    items: z.array(deviceSchema).meta({ description: 'The first devices the rules match, by device id: at most `limit`.' }),
+  })
+  .meta({ id: 'SegmentSample' });
+
+export const toSegmentSampleResponse = ({ segment, deviceCount, devices }: SegmentSample): z.infer<typeof segmentSampleSchema> => ({
+  id: segment.id,
+  deviceCount,
+  items: devices.map(toDeviceResponse),
+});

@@ -216,3 +216,16 @@ function checkArms(arms: AbArms): AbArms {
 
 const count = (value: number) => value.toLocaleString('en-US');
 const percent = (ratio: number) => `${Number((ratio * 100).toPrecision(6))}%`;
+
+/**
+ * The 95% Wilson score interval of a rate `successes / trials`; null without trials. Wilson rather than Wald: it stays
+ * inside [0, 1] and is not zero-wide at 0 or 1 successes, which small A/B arms often have.
+ */
+export function wilsonInterval95(successes: number, trials: number): [number, number] | null {
+  if (trials <= 0) return null;
+  const rate = successes / trials;
+  const zSquared = Z_975 * Z_975;
+  const centre = (rate + zSquared / (2 * trials)) / (1 + zSquared / trials);
+  const halfWidth = (Z_975 / (1 + zSquared / trials)) * Math.sqrt((rate * (1 - rate)) / trials + zSquared / (4 * trials * trials));
+  return [Math.max(0, centre - halfWidth), Math.min(1, centre + halfWidth)];
+}

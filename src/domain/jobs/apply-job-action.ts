@@ -9,6 +9,7 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import { mintArtistLink } from '../artist-links/mint-artist-link.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { loadJobView } from './job-records.ts';
+import { requireRoomForTake } from './take-limit.ts';
 import { transition } from '../../sandbox-safe/job-transitions.ts';
 import type { JobChanges, JobView, RecordingInput } from './job-view.ts';
 
@@ -87,7 +88,8 @@ const definedOnly = (changes: JobChanges) => Object.fromEntries(Object.entries(c
 
 /**
  * Makes the file a take of the job, named by `submissionId`, the id the job's workflow gave this SUBMITTED step. The
- * file must be of the job's account and app, and no other job's take, nor this job's already. Its status is not
+ * file must be of the job's account and app, and no other job's take, nor this job's already, and the job must have room
+ * for it (20 takes; the job's row is locked, so two submissions cannot both take the last place). Its status is not
  * checked here: a file submitted while it processed (a URL, an artist's upload) may have been rejected since, and is
  * then a rejected take (the caller refuses a file that was rejected before).
  */
@@ -95,6 +97,7 @@ async function takeFile(tx: EntityManager, job: Job, fileId: string, submissionI
   const file = await tx.findOne(RecordingFile, { id: fileId, accountId: job.accountId, appId: job.appId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!file) throw notFound('File');
   if (file.submissionId != null || (file.jobId != null && file.jobId !== job.id)) throw takenAlready(file);
+  await requireRoomForTake(tx, job.id);
   file.jobId = job.id;
   file.submissionId = submissionId;
   file.submittedAt = new Date();

@@ -17,6 +17,7 @@ import { findOwnedFile, requireReadyFile } from '../files/find-owned-file.ts';
 import { requireAppSegment } from '../segments/require-app-segment.ts';
 import { takenAlready } from './apply-job-action.ts';
 import { findOwnedJob } from './find-owned-job.ts';
+import { requireRoomForTake } from './take-limit.ts';
 import { sendJobUpdate, type JobDeps } from './job-workflow-client.ts';
 import type { JobChanges, JobView, RecordingView } from './job-view.ts';
 
@@ -51,14 +52,7 @@ export async function submitJobRecording(deps: SubmitDeps, accountId: string, jo
   // Refused here before a URL file is made for a job that takes no takes; the workflow checks again.
   const allowed = transition('submitRecording', job.status);
   if (!allowed.ok) throw new DomainError('invalid_state', allowed.message);
-  const file = 'fileId' in take ? await submittableFile(deps, accountId, job, take.fileId) : await createUrlFile(deps, {
-    accountId,
-    appId: job.appId,
-    jobId: job.id,
-    url: take.url,
-    fileName: take.fileName ?? null,
-    operationId: deps.updateId,
-  });
+  const file = 'fileId' in take ? await submittableFile(deps, accountId, job, take.fileId) : await urlFile(deps, accountId, job, take);
   const recording = { fileId: file.id, url: file.url, fileName: file.fileName ?? undefined };
   const result = await sendJobUpdate(deps, job, 'submitRecording', (handle) => handle.executeUpdate(submitRecording, { args: [recording], updateId: deps.updateId }));
   const submitted = result.job.recordings.find((candidate) => candidate.fileId === file.id)!;
@@ -75,7 +69,15 @@ async function submittableFile(deps: FileDeps, accountId: string, job: Job, file
   if (file.appId !== job.appId) throw notFound('File');
   if (file.jobId != null && file.jobId !== job.id) throw takenAlready(file);
   if (file.status === 'rejected') requireReadyFile(file);
+  // A retry of this file's submission goes on to the workflow, which answers it as before even when the job is full.
+  if (file.submissionId == null) await requireRoomForTake(deps.em, job.id);
   return file;
+}
+
+/** A take given as a URL becomes a file of the job, fetched and checked like an upload; not when the job is full. */
+async function urlFile(deps: SubmitDeps, accountId: string, job: Job, take: { url: string; fileName?: string | undefined }): Promise<RecordingFile> {
+  await requireRoomForTake(deps.em, job.id);
+  return createUrlFile(deps, { accountId, appId: job.appId, jobId: job.id, url: take.url, fileName: take.fileName ?? null, operationId: deps.updateId });
 }
 
 /** Select takes a file id; the job is the file's. Only a `ready` take: 409 `file_not_ready`, 422 `file_rejected`. */

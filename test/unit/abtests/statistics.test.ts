@@ -11,6 +11,7 @@ import {
   requiredSendsPerArm,
   armSizeWarning,
   TYPICAL_DETECTABLE_CHANGE,
+  wilsonInterval95,
   type AbArms,
 } from '../../../src/domain/abtests/statistics.ts';
 
@@ -367,5 +368,27 @@ describe('decideWinner', () => {
       expect(decision.significance.pValue).toBeGreaterThanOrEqual(0);
       expect(decision.significance.pValue).toBeLessThanOrEqual(1);
     });
+  });
+});
+
+describe('an arm’s rate interval (Wilson score, 95%)', () => {
+  // Newcombe, "Two-sided confidence intervals for the single proportion", Statistics in Medicine 17 (1998): its worked
+  // examples, method 3 (the score interval without continuity correction), to its 4 decimals.
+  it.each([
+    [81, 263, 0.2553, 0.3662],
+    [15, 148, 0.0624, 0.1605],
+    [0, 20, 0, 0.1611],
+    [1, 29, 0.0061, 0.1718],
+  ])('%i of %i: %f to %f', (successes, trials, low, high) => {
+    const [foundLow, foundHigh] = wilsonInterval95(successes, trials)!;
+    expect(foundLow).toBeCloseTo(low, 4);
+    expect(foundHigh).toBeCloseTo(high, 4);
+  });
+
+  it('stays inside [0, 1] at every success, and is null without trials', () => {
+    expect(wilsonInterval95(0, 0)).toBeNull();
+    const all = wilsonInterval95(6, 6)!;
+    expect(all[1]).toBe(1);
+    expect(all[0]).toBeGreaterThan(0.5);
   });
 });

@@ -1,8 +1,10 @@
+import './artist.css';
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from '../../api/client.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { formatTime } from '../../components/format.ts';
 import { useDocumentTitle } from '../../components/use-document-title.ts';
+import { ArtistTakes } from './artist-takes-section.tsx';
 
 /** Why a link does not open, in the artist's words: 404 is no link, 410 one that has ended. */
 function linkProblem(error: Error): string | undefined {
@@ -14,7 +16,8 @@ function linkProblem(error: Error): string | undefined {
 
 /**
  * The artist's page, `/artist/{token}`: no sign-in, the link's token is the only credential, and it shows nothing but
- * that job (GET /artist/{token}/job). For now its script and due date; uploads and takes come with the recordings.
+ * that job (GET /artist/{token}/job): its script and due dates, then the takes: upload a file or record one, and
+ * follow each as the service checks it.
  */
 export default function ArtistPage({ token }: { token: string }) {
   const job = useQuery({
@@ -52,6 +55,7 @@ export default function ArtistPage({ token }: { token: string }) {
             <h2 id="artist-script">Script</h2>
             <p className="script">{job.data.script ?? 'No script: record what the title and description ask for.'}</p>
           </section>
+          <ArtistTakes token={token} />
         </>
       )}
     </main>

@@ -1,12 +1,16 @@
+import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import type { Schema } from '../../api/client.ts';
 import { CopyAsCurl } from '../../components/copy-as-curl.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
-import { formatClock, formatCount, formatRate, formatTime } from '../../components/format.ts';
+import { formatClock, formatTime } from '../../components/format.ts';
 import { useDocumentTitle } from '../../components/use-document-title.ts';
-import { useMessage } from './message-queries.ts';
-
-type Message = Schema<'NotificationWithSend'>;
+import { AudioPlayer } from './audio-player.tsx';
+import { CancelForm, TestSendForm } from './cancel-and-test-forms.tsx';
+import { DevicePreview } from './device-preview.tsx';
+import { isSendLive, useMessage, type Message } from './message-queries.ts';
+import { PushesOverTime } from './pushes-over-time.tsx';
+import { ScheduleForm } from './schedule-form.tsx';
+import { SendFunnel } from './send-funnel.tsx';
 
 /** The message's own fields, as a list of names and values (empty ones shown as a dash). */
 function fieldsOf(message: Message): Array<[string, string]> {
@@ -25,6 +29,7 @@ function fieldsOf(message: Message): Array<[string, string]> {
     ['Segment', text(message.filterId)],
     ['Priority', message.priority],
     ['Recording', message.recording?.url ?? '—'],
+    ['Conversion goal', message.conversion ? `${message.conversion.eventType} within ${message.conversion.withinHours} h` : '—'],
     ['App', message.appId],
     ['Id', message.id],
     ['Created', formatTime(message.createdAt)],
@@ -32,51 +37,83 @@ function fieldsOf(message: Message): Array<[string, string]> {
   ];
 }
 
-/** A rate of the sent pushes with its formula; none until a push is sent. */
-const rateOfSent = (rate: number | null, formula: string) => (rate === null ? 'none sent yet' : `${formatRate(rate)} (${formula})`);
-
-/** The send's counts; each rate beside its count, with its formula. */
-function SendCounts({ send }: { send: Message['send'] }) {
-  const rows: Array<[string, number | null, string?]> = [
-    ['Audience', send.audience],
-    ['Sent', send.sent],
-    ['Failed', send.failed],
-    ['Unregistered', send.unregistered],
-    ['Skipped', send.skipped],
-    ['Cancelled', send.cancelled],
-    ['Expired', send.expired],
-    ['Capped', send.capped],
-    ['Quiet hours', send.quiet],
-    ['Clicked', send.clicked, rateOfSent(send.ctr, 'clicked ÷ sent')],
-    ['Converted', send.conversions, rateOfSent(send.conversionRate, 'conversions ÷ sent')],
-  ];
+function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
-    <table className="counts">
-      <caption>The send’s counts</caption>
-      <thead>
-        <tr>
-          <th scope="col">Devices</th>
-          <th scope="col">Count</th>
-          <th scope="col">Rate</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(([name, value, rate]) => (
-          <tr key={name}>
-            <th scope="row">{name}</th>
-            <td className="number">{formatCount(value)}</td>
-            <td>{rate ?? ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <section aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** The send's state and times, its schedule, and when its figures were read (live while it sends). */
+function SendSummary({ message, readAt }: { message: Message; readAt: number }) {
+  const { send } = message;
+  const live = isSendLive(send.state);
+  return (
+    <>
+      <p>
+        State <strong>{send.state}</strong>
+        {send.playTime !== null && <> · at {formatTime(send.playTime)}</>}
+        {send.sendInLocalTime && <> · in each device’s local time</>}
+        {' · '}
+        {send.ratePerMinute === null ? 'unthrottled' : `at most ${send.ratePerMinute} a minute`}
+        {send.startedAt && <> · started {formatTime(send.startedAt)}</>}
+        {send.finishedAt && <> · finished {formatTime(send.finishedAt)}</>}
+        {send.reason && <> · {send.reason}</>}
+      </p>
+      <p className="hint" aria-live="polite">
+        As of {formatClock(readAt)}
+        {live ? ' · live, read every 2 s' : ''}
+      </p>
+    </>
+  );
+}
+
+function MessageDetail({ message, readAt }: { message: Message; readAt: number }) {
+  return (
+    <>
+      <h1>{message.title}</h1>
+      <div className="two-columns">
+        <Section id="message-preview" title="Preview">
+          <DevicePreview message={message} />
+          {message.recording ? <AudioPlayer recording={message.recording} /> : <p className="hint">No recording yet.</p>}
+        </Section>
+        <Section id="message-fields" title="Fields">
+          <dl className="fields">
+            {fieldsOf(message).map(([name, value]) => (
+              <div key={name}>
+                <dt>{name}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+          </dl>
+        </Section>
+      </div>
+      <Section id="message-send" title="Send">
+        <SendSummary message={message} readAt={readAt} />
+        <h3>Funnel</h3>
+        <SendFunnel send={message.send} />
+        <h3>Pushes over time</h3>
+        <PushesOverTime notificationId={message.id} sentCount={message.send.sent} />
+      </Section>
+      <Section id="message-schedule" title="Schedule">
+        <ScheduleForm message={message} />
+      </Section>
+      <Section id="message-cancel" title="Cancel">
+        <CancelForm message={message} />
+      </Section>
+      <Section id="message-test" title="Test send">
+        <TestSendForm message={message} />
+      </Section>
+      <CopyAsCurl request={{ method: 'GET', path: `/notification/get?id=${message.id}` }} />
+    </>
   );
 }
 
 export default function MessagePage({ id }: { id: string }) {
   const message = useMessage(id);
   useDocumentTitle(message.data?.title ?? 'Message');
-
   return (
     <>
       <p>
@@ -84,36 +121,7 @@ export default function MessagePage({ id }: { id: string }) {
       </p>
       {message.error && <ErrorMessage error={message.error} />}
       {message.isPending && <p role="status">Loading the message…</p>}
-      {message.data && (
-        <>
-          <h1>{message.data.title}</h1>
-          <section aria-labelledby="message-fields">
-            <h2 id="message-fields">Fields</h2>
-            <dl className="fields">
-              {fieldsOf(message.data).map(([name, value]) => (
-                <div key={name}>
-                  <dt>{name}</dt>
-                  <dd>{value}</dd>
-                </div>
-              ))}
-            </dl>
-          </section>
-          <section aria-labelledby="message-send">
-            <h2 id="message-send">Send</h2>
-            <p>
-              State <strong>{message.data.send.state}</strong>
-              {message.data.send.startedAt && <> · started {formatTime(message.data.send.startedAt)}</>}
-              {message.data.send.finishedAt && <> · finished {formatTime(message.data.send.finishedAt)}</>}
-              {message.data.send.reason && <> · {message.data.send.reason}</>}
-            </p>
-            <p className="hint" aria-live="polite">
-              As of {formatClock(message.dataUpdatedAt)}
-            </p>
-            <SendCounts send={message.data.send} />
-          </section>
-          <CopyAsCurl request={{ method: 'GET', path: `/notification/get?id=${id}` }} />
-        </>
-      )}
+      {message.data && <MessageDetail message={message.data} readAt={message.dataUpdatedAt} />}
     </>
   );
 }
