@@ -3,6 +3,7 @@ import { cachedWorkflowsPerWorker, installTemporalRuntime } from '../src/tempora
 import { createBenchLogger } from './support/logger.ts';
 import { positiveInt } from './support/env.ts';
 import { fmt } from './support/stats.ts';
+import { cpuSnapshot } from './support/cpu.ts';
 import { measureHandOverFloor, measureTemporalFloor } from './support/temporal-floor.ts';
 
 /**
@@ -18,14 +19,16 @@ const concurrency = positiveInt('CONCURRENCY', 16);
 /** Runs the hand-over floor's worker keeps cached: the service's by default; more, to see what a replay costs. */
 const cachedWorkflows = positiveInt('HANDOVER_CACHE', cachedWorkflowsPerWorker);
 const server = await startEmbeddedTemporal({ namespace: 'default', progress });
+/** CPU seconds of this process (the floors' worker and client) and the dev server it started. */
+const cpuSeconds = () => [...(cpuSnapshot() ?? new Map([['none', Number.NaN]])).values()].reduce((sum, seconds) => sum + seconds, 0);
 try {
   progress(`measuring ${units} runs, ${concurrency} in flight`);
-  const floor = await measureTemporalFloor({ address: server.address, namespace: 'default', units, concurrency });
-  console.log(`floor: ${fmt(floor.perSecond)} runs/s (one workflow, one activity), p50 ${fmt(floor.p50)} ms, p99 ${fmt(floor.p99)} ms`);
+  const floor = await measureTemporalFloor({ address: server.address, namespace: 'default', units, concurrency, cpuSeconds });
+  console.log(`floor: ${fmt(floor.perSecond)} runs/s (one workflow, one activity), p50 ${fmt(floor.p50)} ms, p99 ${fmt(floor.p99)} ms, ${fmt(floor.cpuMsPerUnit)} CPU ms a run`);
   progress(`measuring hand-overs to ${handOverRuns} waiting runs, ${cachedWorkflows} cached`);
-  const handOver = await measureHandOverFloor({ address: server.address, namespace: 'default', units: handOverRuns, concurrency, cachedWorkflows });
+  const handOver = await measureHandOverFloor({ address: server.address, namespace: 'default', units: handOverRuns, concurrency, cachedWorkflows, cpuSeconds });
   const handOverRatio = handOver.perSecond / floor.perSecond;
-  console.log(`hand-over floor: ${fmt(handOver.perSecond)} runs/s (${fmt(handOverRatio, 2)}x the floor), p50 ${fmt(handOver.p50)} ms, p99 ${fmt(handOver.p99)} ms`);
+  console.log(`hand-over floor: ${fmt(handOver.perSecond)} runs/s (${fmt(handOverRatio, 2)}x the floor), p50 ${fmt(handOver.p50)} ms, p99 ${fmt(handOver.p99)} ms, ${fmt(handOver.cpuMsPerUnit)} CPU ms a hand-over`);
   console.log(
     JSON.stringify({
       bench: 'floor',
@@ -33,11 +36,13 @@ try {
       floor: floor.perSecond,
       p50Ms: floor.p50,
       p99Ms: floor.p99,
+      cpuMsPerUnit: floor.cpuMsPerUnit,
       units,
       concurrency,
       handOverFloor: handOver.perSecond,
       handOverRatioToFloor: handOverRatio,
       handOverP50Ms: handOver.p50,
+      handOverCpuMsPerUnit: handOver.cpuMsPerUnit,
       handOverRuns,
       handOverCachedWorkflows: cachedWorkflows,
     }),

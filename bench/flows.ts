@@ -21,20 +21,24 @@
  *    every active experience and the people's live runs, starts a run, and the run's webhook action reaches a local
  *    HTTPS receiver. Events routed per second (post of the first → the last PROCESSED) and post →
  *    `experience.action` receipt per event (which, with acceptance far faster than processing, is mostly queueing).
- * 6. Advancing live runs: CLIENTS clients post, for one shopper after another, a `checkout` (the run's waitForEvent
- *    takes it) and a `purchase` (its goal ends the run), side by side, for DURATION_S or until the shoppers run out.
- *    Events routed per second, the later post → `experience.goal.reached` receipt per shopper, and runs ended on
- *    their goal per second (first post → last goal receipt).
- * 7. The Temporal floor (one workflow, one activity per unit) on the same server, and the hand-over floor:
- *    HANDOVER_RUNS bare runs left waiting, each then handed a checkout and a purchase in one signal, on which it ends
- *    (a worker caching as many runs as the service's): what any design that keeps each live run a workflow pays per
- *    advance before doing any work. Advancing is also divided by it (two events per hand-over).
+ * 6. Advancing live runs, in ADVANCE_ROUNDS rounds: each round's share of the shoppers post a `checkout` (the run's
+ *    waitForEvent takes it) and a `purchase` (its goal ends the run), side by side, all at once; timed from the first
+ *    post until every `experience.goal.reached` has arrived, the runs have ended and nothing is queued. Events of
+ *    runs ended per second (end to end) and routed per second, the later post → goal receipt per shopper.
+ * 7. Right after each round, the Temporal floor (one workflow, one activity per unit) and the hand-over floor on the
+ *    same server, FLOOR_CONCURRENCY in flight: HANDOVER_RUNS bare runs left waiting, each then handed a checkout and
+ *    a purchase in one signal, on which it ends (a worker caching as many runs as the service's): what any design
+ *    that keeps each live run a workflow pays per advance before doing any work (two events per hand-over).
+ *    Each round and floor also gives its CPU ms per unit, and advancing is divided by both floors in CPU and in
+ *    events per second; the report takes each figure's median over the rounds (docs/adr/0095-…).
  *
  * Phases 5 and 6 also print what each routed event cost: workflow tasks, activities, local activities and history
  * events (read from the histories of the runs the phase started or closed), and CPU ms of the dev server, the
  * worker, PostgreSQL and the API. Ratios: routed/s over ingest accepted/s, flow latency over delivery latency,
- * routed/s over the floor. Figures go to stdout (the last line is one JSON object), progress to stderr. Optional
- * environment: EXPERIENCES (100), RUNS (10000), ADVANCE_RUNS (4000), HANDOVER_RUNS (2000), DURATION_S (15), CLIENTS (16), DELIVERIES
+ * routed/s over the floor, CPU per unit over the floors'. Figures go to stdout (the last line is one JSON object),
+ * progress to stderr. Optional
+ * environment: EXPERIENCES (100), RUNS (10000), ADVANCE_RUNS (4000, over all rounds), ADVANCE_ROUNDS (3), HANDOVER_RUNS
+ * (1000 a round), FLOOR_UNITS (300 a round), FLOOR_CONCURRENCY (128), DURATION_S (15), CLIENTS (16), DELIVERIES
  * (200), CONCURRENCY (16), SOLO (20), SETTLE_TIMEOUT_S (900), TEMPORAL_DB=memory|file (file for RUNS=100000:
  * in memory the dev server keeps every open run's history resident), DATABASE_URL, LOG_LEVEL; for experiments,
  * WORKER_NODE_OPTIONS (NODE_OPTIONS of the worker process, e.g. --cpu-prof).
@@ -71,14 +75,17 @@ import { cpuSpent, readCpu, type CpuReading } from './support/process-cpu.ts';
 import { runBench, startBenchApiProcess, startBenchWorkerProcess, startStack, type BenchContext } from './support/stack.ts';
 import { temporalCostSince, totalCost, type TemporalCost } from './support/temporal-cost.ts';
 import { ascending, fmt, percentile, runBounded } from './support/stats.ts';
-import { handOverEventTypes, measureHandOverFloor, measureTemporalFloor } from './support/temporal-floor.ts';
+import { handOverEventTypes, measureHandOverFloor, measureTemporalFloor, type FloorFigures } from './support/temporal-floor.ts';
 import { cachedWorkflowsPerWorker } from '../src/temporal/worker.ts';
 import { temporalDbOption, temporalStore } from './support/temporal-store.ts';
 
 const EXPERIENCES = positiveInt('EXPERIENCES', 100, 3);
 const RUNS = positiveInt('RUNS', 10_000);
 const ADVANCE_RUNS = positiveInt('ADVANCE_RUNS', 4000);
-const HANDOVER_RUNS = positiveInt('HANDOVER_RUNS', 2000);
+const HANDOVER_RUNS = positiveInt('HANDOVER_RUNS', 1000);
+const ADVANCE_ROUNDS = positiveInt('ADVANCE_ROUNDS', 3);
+const FLOOR_UNITS = positiveInt('FLOOR_UNITS', 300);
+const FLOOR_CONCURRENCY = positiveInt('FLOOR_CONCURRENCY', 128);
 const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? '';
 const DURATION_S = positiveInt('DURATION_S', 15);
 const CLIENTS = positiveInt('CLIENTS', 16);
@@ -256,6 +263,79 @@ function perEvent(byType: Map<string, TemporalCost>, events: number) {
     byType: [...byType].map(([type, cost]) => ({ type, runs: cost.runs, workflowTasks: cost.workflowTasks / events, activities: cost.activities / events, localActivities: cost.localActivities / events })),
   };
 }
+
+/** What the floors' CPU is counted over: the dev server, and this process, where their worker and client run. */
+const floorProcesses = ['Temporal dev server', 'bench process'];
+
+/** CPU seconds so far of the processes named. */
+function cpuSecondsOf(reading: CpuReading | undefined, names: readonly string[]): number {
+  if (!reading) return Number.NaN;
+  let seconds = 0;
+  for (const { name, seconds: spent } of reading.values()) if (names.includes(name)) seconds += spent;
+  return seconds;
+}
+
+interface MeasuredAdvance {
+  /** Events routed (PROCESSED) in the round, and per second from the first post to the last of them. */
+  events: number;
+  routedPerSecond: number;
+  /** End to end: the events of the runs ended on their goal, per second from the first post to the last goal receipt. */
+  eventsPerSecond: number;
+  latency: ReturnType<typeof latencyFigures>;
+  lost: number;
+  goalsExpected: number;
+  endedByGoal: number;
+  cpu: ReturnType<typeof cpuPerEvent>;
+  /** The dev server's, the worker's, PostgreSQL's and the API's CPU ms per routed event. */
+  cpuMsPerEvent: number;
+}
+
+type AdvanceRound = MeasuredAdvance & { floor: FloorFigures; handOver: FloorFigures };
+
+/** A round's figures, and its ratios to the floors measured right after it (in events: two per hand-over). */
+function roundFigures(round: AdvanceRound) {
+  const handOverEventsPerSecond = round.handOver.perSecond * handOverEventTypes.length;
+  const handOverCpuMsPerEvent = round.handOver.cpuMsPerUnit / handOverEventTypes.length;
+  return {
+    routedPerSecond: round.routedPerSecond,
+    eventsPerSecond: round.eventsPerSecond,
+    latencyP50: round.latency.p50,
+    latencyP99: round.latency.p99,
+    cpuTemporal: round.cpu.temporal,
+    cpuWorker: round.cpu.worker,
+    cpuPostgres: round.cpu.postgres,
+    cpuApi: round.cpu.api,
+    cpuMsPerEvent: round.cpuMsPerEvent,
+    floorPerSecond: round.floor.perSecond,
+    floorCpuMsPerUnit: round.floor.cpuMsPerUnit,
+    handOverPerSecond: round.handOver.perSecond,
+    handOverEventsPerSecond,
+    handOverCpuMsPerEvent,
+    ratioToHandOver: round.eventsPerSecond / handOverEventsPerSecond,
+    ratioToFloor: round.eventsPerSecond / round.floor.perSecond,
+    cpuRatioToHandOver: handOverCpuMsPerEvent / round.cpuMsPerEvent,
+    cpuRatioToFloor: round.floor.cpuMsPerUnit / round.cpuMsPerEvent,
+  };
+}
+type RoundFigures = ReturnType<typeof roundFigures>;
+
+/** Each figure's median over the rounds (each figure on its own). */
+function medianFigures(rounds: RoundFigures[]): RoundFigures {
+  const keys = Object.keys(rounds[0]!) as Array<keyof RoundFigures>;
+  return Object.fromEntries(keys.map((key) => [key, median(rounds.map((round) => round[key]))])) as RoundFigures;
+}
+
+const median = (values: number[]) => {
+  const sorted = ascending(values);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** One round in a line: wall-clock and CPU figures and both ratios to the hand-over floor and to the floor. */
+const roundLine = (figures: RoundFigures) =>
+  `advancing ${fmt(figures.eventsPerSecond, 1)} events/s end to end (${fmt(figures.routedPerSecond, 1)} routed/s), ${fmt(figures.cpuMsPerEvent, 1)} CPU ms/event; ` +
+  `hand-over floor ${fmt(figures.handOverEventsPerSecond, 1)} events/s, ${fmt(figures.handOverCpuMsPerEvent, 1)} CPU ms/event; floor ${fmt(figures.floorPerSecond, 1)}/s, ${fmt(figures.floorCpuMsPerUnit, 1)} CPU ms/unit; ` +
+  `over the hand-over floor ${fmt(figures.ratioToHandOver, 2)}x (CPU ${fmt(figures.cpuRatioToHandOver, 2)}x), over the floor ${fmt(figures.ratioToFloor, 2)}x (CPU ${fmt(figures.cpuRatioToFloor, 2)}x)`;
 
 async function main(context: BenchContext): Promise<number> {
   const { signal, teardown } = context;
@@ -443,140 +523,177 @@ async function main(context: BenchContext): Promise<number> {
   progress('reading the histories of the flows phase');
   const flowCost = perEvent(await temporalCostSince(stack.temporal.client, taskQueue, flowStarted), routedCount);
 
-  // --- 6. Advancing live runs ----------------------------------------------------------------------------------
+  /**
+   * One advancing round: `shoppers` shoppers from `firstShopper` on each post a `checkout` and a `purchase` side by
+   * side (from two clients: they arrive together); measured from the first post until every goal has arrived, the
+   * runs have ended and nothing is queued.
+   */
+  async function advanceRound(options: { target: Target; apiUrl: string; recording: Recording; round: number; shoppers: number }): Promise<MeasuredAdvance> {
+    const { recording, round, shoppers } = options;
+    const prefix = `advance${round}`;
+    const shopperOf = (index: number) => `shopper-${round * shoppers + Math.floor(index / 2)}`;
+    const checkout = eventRequests(options.target, prefix, 'checkout', shopperOf);
+    const purchase = eventRequests(options.target, prefix, 'purchase', shopperOf);
+    const shoppersLeft = new AbortController();
+    const cpuBefore = readCpu(processes, databaseName);
+    const started = now();
+    const label = `advancing, round ${round + 1}/${ADVANCE_ROUNDS}`;
+    progress(`${label}: ${CLIENTS} clients post a checkout and a purchase for each of ${shoppers} shoppers`);
+    const posted = await driveLoad({
+      origin: options.apiUrl,
+      clients: CLIENTS,
+      durationMs: SETTLE_TIMEOUT_MS,
+      next: (index) => {
+        if (index >= 2 * shoppers - 1) shoppersLeft.abort();
+        return (index % 2 === 0 ? checkout : purchase)(index);
+      },
+      signal: AbortSignal.any([signal, shoppersLeft.signal]),
+      onProgress: (elapsedMs, accepted) => progress(`${label}: ${fmt(elapsedMs / 1000, 0)} s, ${accepted} accepted`),
+    });
+    signal.throwIfAborted();
+    // Per shopper: when the later of its events was posted, and how many were accepted.
+    const byShopper = new Map<string, { lastPostedAt: number; accepted: number }>();
+    posted.acceptedTags.forEach((shopper, index) => {
+      const seen = byShopper.get(shopper);
+      byShopper.set(shopper, { lastPostedAt: Math.max(seen?.lastPostedAt ?? 0, posted.acceptedSentAt[index]!), accepted: (seen?.accepted ?? 0) + 1 });
+    });
+    const fullyPosted = [...byShopper].filter(([, seen]) => seen.accepted === 2).map(([shopper]) => shopper);
+    const goalsOfRound = () => {
+      const all = receiptsByPerson(recording, 'experience.goal.reached');
+      return new Map(fullyPosted.flatMap((shopper) => (all.has(shopper) ? [[shopper, all.get(shopper)!] as const] : [])));
+    };
+    await waitUntil(label, async () => ({ done: goalsOfRound().size >= fullyPosted.length, line: `${goalsOfRound().size}/${fullyPosted.length} goals received` }), signal);
+    const goals = goalsOfRound();
+    const { rows } = await sql.query<{ n: string; last: Date }>(
+      `select count(*) as n, max(processed_at) as last from inbound_events where connection_id = $1 and status = 'PROCESSED' and message_id like $2`,
+      [connection.id, `${prefix}-%`],
+    );
+    const events = Number(rows[0]!.n);
+    await waitForQuiet(stack.temporal.client, signal);
+    // A run records its end after it has published its goal, which may arrive first: wait for the ends too.
+    let endedByGoal = 0;
+    await waitUntil(
+      `${label}: runs ended`,
+      async () => {
+        endedByGoal = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and client_user_id = any($2) and status = 'goal_reached'`, [account.id, fullyPosted]);
+        return { done: endedByGoal >= fullyPosted.length, line: `${endedByGoal}/${fullyPosted.length} ended by their goal` };
+      },
+      signal,
+    );
+    const cpu = cpuPerEvent(cpuBefore, readCpu(processes, databaseName), events);
+    return {
+      events,
+      routedPerSecond: events / ((new Date(rows[0]!.last).getTime() - started) / 1000),
+      // End to end: the events of the runs that reached their goal, per second from the first post to the last goal.
+      eventsPerSecond: (goals.size * handOverEventTypes.length) / ((Math.max(...goals.values()) - started) / 1000),
+      latency: latencyFigures(fullyPosted.flatMap((shopper) => (goals.has(shopper) ? [goals.get(shopper)! - byShopper.get(shopper)!.lastPostedAt] : []))),
+      lost: fullyPosted.length - goals.size,
+      goalsExpected: fullyPosted.length,
+      endedByGoal,
+      cpu,
+      cpuMsPerEvent: cpu.temporal + cpu.worker + cpu.postgres + cpu.api,
+    };
+  }
+
+  // --- 6 and 7. Advancing live runs, in rounds, each followed by the floors ----------------------------------
+  // A round posts a fixed share of the shoppers and waits until every goal has arrived and the runs have ended: a
+  // backlog that keeps the machine busy, so the round is bound by CPU. The floors are measured right after it, at
+  // FLOOR_CONCURRENCY in flight, so that they are bound by CPU too, on the same server and under the same load from
+  // others. Each round says what an event cost in CPU beside what a floor unit cost: that ratio holds on a busy
+  // machine, where events per second do not. The report gives the median of the rounds.
   const advanceRecording = new Recording(true);
   receiver.recording = advanceRecording;
-  const shoppersLeft = new AbortController();
-  const shopperOf = (index: number) => `shopper-${Math.floor(index / 2)}`;
-  const checkout = eventRequests(target, 'advance', 'checkout', shopperOf);
-  const purchase = eventRequests(target, 'advance', 'purchase', shopperOf);
-  const advanceCpuBefore = readCpu(processes, databaseName);
-  const advanceStarted = now();
-  progress(`advancing: ${CLIENTS} clients post a checkout and a purchase per shopper for ${DURATION_S} s (${ADVANCE_RUNS} shoppers at most)`);
-  const advance = await driveLoad({
-    origin: api.url,
-    clients: CLIENTS,
-    durationMs: DURATION_S * 1000,
-    next: (index) => {
-      if (index >= 2 * ADVANCE_RUNS - 1) shoppersLeft.abort();
-      // A shopper's two events go out one after the other, from two clients side by side: they arrive together.
-      return (index % 2 === 0 ? checkout : purchase)(index);
-    },
-    signal: AbortSignal.any([signal, shoppersLeft.signal]),
-    onProgress: (elapsedMs, accepted) => progress(`advancing: ${fmt(elapsedMs / 1000, 0)} s, ${accepted} accepted`),
-  });
-  signal.throwIfAborted();
-  // Per shopper: when the later of its events was posted, and how many were accepted (both, or the load stopped between).
-  const advanced = new Map<string, { lastPostedAt: number; accepted: number }>();
-  advance.acceptedTags.forEach((shopper, index) => {
-    const seen = advanced.get(shopper);
-    advanced.set(shopper, { lastPostedAt: Math.max(seen?.lastPostedAt ?? 0, advance.acceptedSentAt[index]!), accepted: (seen?.accepted ?? 0) + 1 });
-  });
-  const fullyPosted = [...advanced].filter(([, posted]) => posted.accepted === 2).map(([shopper]) => shopper);
-  await waitUntil(
-    'advancing',
-    async () => {
-      const goals = receiptsByPerson(advanceRecording, 'experience.goal.reached').size;
-      return { done: goals >= fullyPosted.length, line: `${goals}/${fullyPosted.length} goals received` };
-    },
-    signal,
-  );
-  const { rows: advancedRows } = await sql.query<{ n: string; last: Date }>(
-    `select count(*) as n, max(processed_at) as last from inbound_events where connection_id = $1 and status = 'PROCESSED' and message_id like 'advance-%'`,
-    [connection.id],
-  );
-  const advancedCount = Number(advancedRows[0]!.n);
-  const advancePerSecond = advancedCount / ((new Date(advancedRows[0]!.last).getTime() - advanceStarted) / 1000);
-  const goalReceipts = receiptsByPerson(advanceRecording, 'experience.goal.reached');
-  const advanceLatency = latencyFigures(fullyPosted.flatMap((shopper) => (goalReceipts.has(shopper) ? [goalReceipts.get(shopper)! - advanced.get(shopper)!.lastPostedAt] : [])));
-  const advanceLost = fullyPosted.filter((shopper) => !goalReceipts.has(shopper)).length;
-  // End to end: runs moved to their goal per second, from the first post to the last goal receipt (routing is ahead
-  // of the runs under this load, so routed/s alone does not say how fast runs move).
-  const advanceEndedPerSecond = goalReceipts.size / ((Math.max(...goalReceipts.values()) - advanceStarted) / 1000);
-  await waitForQuiet(stack.temporal.client, signal);
-  // A run records its end after it has published its goal, which may arrive first: wait for the ends too.
+  const shoppersPerRound = Math.floor(ADVANCE_RUNS / ADVANCE_ROUNDS);
+  const floorCpuSeconds = () => cpuSecondsOf(readCpu(processes, databaseName), floorProcesses);
+  const rounds: RoundFigures[] = [];
+  let lostInRounds = 0;
+  let expectedGoals = 0;
   let endedByGoal = 0;
-  await waitUntil(
-    'advanced runs ended',
-    async () => {
-      endedByGoal = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and client_user_id = any($2) and status = 'goal_reached'`, [account.id, fullyPosted]);
-      return { done: endedByGoal >= fullyPosted.length, line: `${endedByGoal}/${fullyPosted.length} ended by their goal` };
-    },
-    signal,
-  );
-  const advanceCpu = cpuPerEvent(advanceCpuBefore, readCpu(processes, databaseName), advancedCount);
+  let advanceCost: ReturnType<typeof perEvent> | undefined;
+  for (let round = 0; round < ADVANCE_ROUNDS; round++) {
+    await waitForQuiet(stack.temporal.client, signal);
+    const roundStarted = now();
+    const measured = await advanceRound({ target, apiUrl: api.url, recording: advanceRecording, round, shoppers: shoppersPerRound });
+    if (round === 0) {
+      progress('reading the histories of the first advancing round');
+      advanceCost = perEvent(await temporalCostSince(stack.temporal.client, taskQueue, roundStarted), measured.events);
+    }
+    progress(`round ${round + 1}: the Temporal floor and the hand-over floor, ${FLOOR_CONCURRENCY} in flight`);
+    const floorOptions = { address: settings.temporalAddress, namespace, concurrency: FLOOR_CONCURRENCY, cpuSeconds: floorCpuSeconds };
+    const floor = await measureTemporalFloor({ ...floorOptions, units: FLOOR_UNITS });
+    const handOver = await measureHandOverFloor({ ...floorOptions, units: HANDOVER_RUNS, cachedWorkflows: cachedWorkflowsPerWorker });
+    rounds.push(roundFigures({ ...measured, floor, handOver }));
+    lostInRounds += measured.lost;
+    expectedGoals += measured.goalsExpected;
+    endedByGoal += measured.endedByGoal;
+    progress(`round ${round + 1}: ${roundLine(rounds.at(-1)!)}`);
+  }
   peakAfter.push(['advancing runs', (await processMemoryMiB(worker.pid!)).peakMiB]);
-  progress('reading the histories of the advancing phase');
-  const advanceCost = perEvent(await temporalCostSince(stack.temporal.client, taskQueue, advanceStarted), advancedCount);
+  const advance = medianFigures(rounds);
 
   const recordings = [soloRecording, deliveryRecording, flowRecording, advanceRecording];
   const duplicates = recordings.reduce((sum, recording) => sum + recording.duplicates, 0);
   const phaseNames = ['one in flight', 'deliveries', 'starting runs', 'advancing'];
   const duplicatesBy = recordings.flatMap((recording, index) => [...recording.duplicateTypes].map(([type, n]) => `${phaseNames[index]} ${type} ${n}`));
   const signatureFailures = recordings.reduce((sum, recording) => sum + recording.signatureFailures, 0);
-  const lost = flowLost + advanceLost;
+  const lost = flowLost + lostInRounds;
   const stillLive = await countOf(sql, `select count(*) as n from experience_runs where account_id = $1 and status = 'running' and current_node_id = 'wait'`, [account.id]);
   const workerPeakRssMiB = (await processMemoryMiB(worker.pid!)).peakMiB;
 
-  // --- 7. The Temporal floor -----------------------------------------------------------------------------------
-  progress('measuring the Temporal floor');
-  const floor = await measureTemporalFloor({ address: settings.temporalAddress, namespace, units: 300, concurrency: CLIENTS });
-  progress(`measuring the hand-over floor: ${HANDOVER_RUNS} waiting runs, ${cachedWorkflowsPerWorker} cached`);
-  const handOver = await measureHandOverFloor({
-    address: settings.temporalAddress,
-    namespace,
-    units: HANDOVER_RUNS,
-    concurrency: CLIENTS,
-    cachedWorkflows: cachedWorkflowsPerWorker,
-  });
-  /** The hand-over floor in events (a shopper's checkout and purchase, handed over together), as advancing counts. */
-  const handOverEventsPerSecond = handOver.perSecond * handOverEventTypes.length;
-
   // --- Report --------------------------------------------------------------------------------------------------
   const ms = (value: number) => fmt(value, 1);
+  const flowCpuMs = flowCpu.temporal + flowCpu.worker + flowCpu.postgres + flowCpu.api;
   const costLine = (label: string, cost: ReturnType<typeof perEvent>, cpu: ReturnType<typeof cpuPerEvent>) =>
     `  ${label}: ${fmt(cost.workflowTasks, 2)} workflow tasks, ${fmt(cost.activities, 2)} activities, ${fmt(cost.localActivities, 2)} local activities, ` +
     `${fmt(cost.historyEvents, 1)} history events; CPU ms: dev server ${fmt(cpu.temporal, 2)}, worker ${fmt(cpu.worker, 2)}, PostgreSQL ${fmt(cpu.postgres, 2)}, API ${fmt(cpu.api, 2)} ` +
     `\n    by type: ${cost.byType.map((entry) => `${entry.type} (${entry.runs} runs) ${fmt(entry.workflowTasks, 2)}/${fmt(entry.activities, 2)}/${fmt(entry.localActivities, 2)}`).join(', ')} (workflow tasks/activities/local activities)`;
-  out(`bench/flows  EXPERIENCES=${EXPERIENCES}  live runs=${stillLive}  ADVANCE_RUNS=${ADVANCE_RUNS}  DURATION_S=${DURATION_S}  CLIENTS=${CLIENTS}  DELIVERIES=${DELIVERIES}  CONCURRENCY=${CONCURRENCY}`);
+  const advanceCpu = { temporal: advance.cpuTemporal, worker: advance.cpuWorker, postgres: advance.cpuPostgres, api: advance.cpuApi };
+  out(
+    `bench/flows  EXPERIENCES=${EXPERIENCES}  live runs=${stillLive}  ADVANCE_RUNS=${ADVANCE_RUNS}  ADVANCE_ROUNDS=${ADVANCE_ROUNDS}  DURATION_S=${DURATION_S}  CLIENTS=${CLIENTS}  ` +
+      `FLOOR_CONCURRENCY=${FLOOR_CONCURRENCY}  DELIVERIES=${DELIVERIES}  CONCURRENCY=${CONCURRENCY}`,
+  );
   out();
   out(
     `Set-up: ${setupRuns} runs routed (rows written) after ${fmt(liveS, 1)} s, started in Temporal after ${fmt(startedS, 1)} s ` +
       `(${fmt(setupRuns / startedS, 1)} runs started/s from ${visitors} visit and ${ADVANCE_RUNS} cart events, posting included); task queue empty after ${fmt(settledS, 1)} s`,
   );
   out();
-  out('| Path | Units | Per second | p50 ms | p99 ms | max ms |');
+  out(`| Path | Units | Per second | p50 ms | p99 ms | max ms |`);
   out('|---|---|---|---|---|---|');
   out(`| flows: signup routed (post → PROCESSED), post → experience.action receipt | ${routedCount} routed, ${flowLatency.count} actions | ${fmt(routedPerSecond, 1)} routed/s | ${ms(flowLatency.p50)} | ${ms(flowLatency.p99)} | ${ms(flowLatency.max)} |`);
   out(
-    `| advancing: checkout + purchase routed to live runs, later post → goal receipt | ${advancedCount} routed, ${advanceLatency.count} goals | ${fmt(advancePerSecond, 1)} routed/s | ${ms(advanceLatency.p50)} | ${ms(advanceLatency.p99)} | ${ms(advanceLatency.max)} |`,
+    `| advancing (median of ${ADVANCE_ROUNDS} rounds of ${shoppersPerRound} shoppers): events of runs ended on their goal, later post → goal receipt | ${expectedGoals} goals | ` +
+      `${fmt(advance.eventsPerSecond, 1)} events/s (${fmt(advance.routedPerSecond, 1)} routed/s) | ${ms(advance.latencyP50)} | ${ms(advance.latencyP99)} | – |`,
   );
   out(`| ingest acceptance (202s, event no flow listens to) | ${ingestLatency.count} | ${fmt(ingestPerSecond, 1)} accepted/s | ${ms(ingestLatency.p50)} | ${ms(ingestLatency.p99)} | ${ms(ingestLatency.max)} |`);
   out(`| delivery (webhook.test, publish → receipt) | ${deliveryLatency.count} | – | ${ms(deliveryLatency.p50)} | ${ms(deliveryLatency.p99)} | ${ms(deliveryLatency.max)} |`);
   out(`| flows, one event in flight: post → experience.action receipt | ${soloFlowLatency.count} | – | ${ms(soloFlowLatency.p50)} | ${ms(soloFlowLatency.p99)} | ${ms(soloFlowLatency.max)} |`);
   out(`| delivery, one event in flight: publish → receipt | ${soloDeliveryLatency.count} | – | ${ms(soloDeliveryLatency.p50)} | ${ms(soloDeliveryLatency.p99)} | ${ms(soloDeliveryLatency.max)} |`);
-  out(`| Temporal floor (one workflow, one activity) | ${floor.units} | ${fmt(floor.perSecond, 1)} runs/s | ${ms(floor.p50)} | ${ms(floor.p99)} | – |`);
-  out(`| hand-over floor (a waiting run handed ${handOverEventTypes.length} events in one signal, ends) | ${handOver.units} | ${fmt(handOver.perSecond, 1)} runs/s | ${ms(handOver.p50)} | ${ms(handOver.p99)} | – |`);
+  out(`| Temporal floor (one workflow, one activity; median of rounds) | ${FLOOR_UNITS} a round | ${fmt(advance.floorPerSecond, 1)} runs/s | – | – | – |`);
+  out(`| hand-over floor (a waiting run handed ${handOverEventTypes.length} events in one signal, ends; median) | ${HANDOVER_RUNS} a round | ${fmt(advance.handOverPerSecond, 1)} runs/s | – | – | – |`);
   out();
   out('One event in flight, where the time goes (median ms of each stage)');
   for (const [stage, ms] of soloStages) out(`  ${stage.padEnd(40)} ${fmt(ms, 1)}`);
   out();
   out('Per routed event');
   out(costLine('flows (starting runs)', flowCost, flowCpu));
-  out(costLine('advancing live runs', advanceCost, advanceCpu));
+  out(costLine('advancing live runs (CPU: median of rounds; tasks: first round)', advanceCost!, advanceCpu));
+  out(`  floor: ${fmt(advance.floorCpuMsPerUnit, 2)} CPU ms per run; hand-over floor: ${fmt(advance.handOverCpuMsPerEvent, 2)} CPU ms per event (dev server and the floor's worker and client)`);
   out();
-  out('Ratios');
+  out(`Advancing, round by round (each followed by its floors, ${FLOOR_CONCURRENCY} in flight)`);
+  rounds.forEach((round, index) => out(`  ${index + 1}. ${roundLine(round)}`));
+  out();
+  out('Ratios (advancing: median of the rounds; by CPU: the floor\'s CPU per unit over the service\'s per event, which holds on a busy machine)');
   out(`  routed/s over ingest accepted/s      ${fmt(routedPerSecond / ingestPerSecond, 3)}`);
-  out(`  routed/s over the floor              ${fmt(routedPerSecond / floor.perSecond, 3)}`);
-  out(`  advancing/s over the floor           ${fmt(advancePerSecond / floor.perSecond, 3)}`);
-  out(`  hand-over floor over the floor       ${fmt(handOverEventsPerSecond / floor.perSecond, 3)} (events/s, ${handOverEventTypes.length} per hand-over)`);
-  out(`  advancing/s over the hand-over floor ${fmt(advancePerSecond / handOverEventsPerSecond, 3)}`);
-  out(`  advanced runs ended/s (first post → last goal receipt) ${fmt(advanceEndedPerSecond, 1)}: over the hand-over floor ${fmt(advanceEndedPerSecond / handOver.perSecond, 3)}, its events over the floor ${fmt((advanceEndedPerSecond * handOverEventTypes.length) / floor.perSecond, 3)}`);
+  out(`  starting runs over the floor         ${fmt(routedPerSecond / advance.floorPerSecond, 3)}, by CPU ${fmt(advance.floorCpuMsPerUnit / flowCpuMs, 3)}`);
+  out(`  advancing over the floor             ${fmt(advance.ratioToFloor, 3)}, by CPU ${fmt(advance.cpuRatioToFloor, 3)}`);
+  out(`  advancing over the hand-over floor   ${fmt(advance.ratioToHandOver, 3)}, by CPU ${fmt(advance.cpuRatioToHandOver, 3)}`);
+  out(`  hand-over floor over the floor       ${fmt(advance.handOverEventsPerSecond / advance.floorPerSecond, 3)} (events/s, ${handOverEventTypes.length} per hand-over), by CPU ${fmt(advance.floorCpuMsPerUnit / advance.handOverCpuMsPerEvent, 3)}`);
   out(`  one in flight: flow over delivery   p50 ${fmt(soloFlowLatency.p50 / soloDeliveryLatency.p50, 2)}x, p99 ${fmt(soloFlowLatency.p99 / soloDeliveryLatency.p99, 2)}x`);
   out(`  under load: flow over delivery       p50 ${fmt(flowLatency.p50 / deliveryLatency.p50, 2)}x, p99 ${fmt(flowLatency.p99 / deliveryLatency.p99, 2)}x`);
   out(
     `  lost actions and goals ${lost}, duplicate receipts ${duplicates}${duplicatesBy.length ? ` (${duplicatesBy.join(', ')})` : ''}, signature failures ${signatureFailures}, waiting runs still live ${stillLive}/${liveTarget}, ` +
-      `advanced runs ended by their goal ${endedByGoal}/${fullyPosted.length}`,
+      `advanced runs ended by their goal ${endedByGoal}/${expectedGoals}`,
   );
   out(`  worker peak RSS ${fmt(workerPeakRssMiB, 0)} MiB${WORKER_NODE_OPTIONS ? ` (worker NODE_OPTIONS ${WORKER_NODE_OPTIONS})` : ''}`);
   out(`  worker peak RSS so far, after ${peakAfter.map(([phase, mib]) => `${phase} ${fmt(mib, 0)} MiB`).join(', ')}`);
@@ -597,21 +714,27 @@ async function main(context: BenchContext): Promise<number> {
       temporal: temporalStore,
       liveRuns: stillLive,
       setupRunsStartedPerSecond: setupRuns / startedS,
-      setupRatioToFloor: setupRuns / startedS / floor.perSecond,
+      setupRatioToFloor: setupRuns / startedS / advance.floorPerSecond,
       setupSettledS: settledS,
       service: routedPerSecond,
       baseline: ingestPerSecond,
-      floor: floor.perSecond,
+      floor: advance.floorPerSecond,
+      floorCpuMsPerUnit: advance.floorCpuMsPerUnit,
+      floorConcurrency: FLOOR_CONCURRENCY,
       ratioToBaseline: routedPerSecond / ingestPerSecond,
-      ratioToFloor: routedPerSecond / floor.perSecond,
-      advancePerSecond,
-      advanceRatioToFloor: advancePerSecond / floor.perSecond,
-      advanceP50Ms: advanceLatency.p50,
-      advanceEndedPerSecond,
-      advanceEndedRatioToHandOverFloor: advanceEndedPerSecond / handOver.perSecond,
-      handOverFloor: handOver.perSecond,
-      handOverEventsRatioToFloor: handOverEventsPerSecond / floor.perSecond,
-      advanceRatioToHandOverFloor: advancePerSecond / handOverEventsPerSecond,
+      ratioToFloor: routedPerSecond / advance.floorPerSecond,
+      cpuRatioToFloor: advance.floorCpuMsPerUnit / flowCpuMs,
+      advanceRounds: rounds,
+      advancePerSecond: advance.eventsPerSecond,
+      advanceRoutedPerSecond: advance.routedPerSecond,
+      advanceRatioToFloor: advance.ratioToFloor,
+      advanceCpuRatioToFloor: advance.cpuRatioToFloor,
+      advanceP50Ms: advance.latencyP50,
+      handOverFloor: advance.handOverPerSecond,
+      handOverCpuMsPerEvent: advance.handOverCpuMsPerEvent,
+      handOverEventsRatioToFloor: advance.handOverEventsPerSecond / advance.floorPerSecond,
+      advanceRatioToHandOverFloor: advance.ratioToHandOver,
+      advanceCpuRatioToHandOverFloor: advance.cpuRatioToHandOver,
       actionP50Ms: flowLatency.p50,
       actionP99Ms: flowLatency.p99,
       deliveryP50Ms: deliveryLatency.p50,
@@ -632,16 +755,16 @@ async function main(context: BenchContext): Promise<number> {
       localActivitiesPerEvent: flowCost.localActivities,
       historyEventsPerEvent: flowCost.historyEvents,
       cpuMsPerEvent: flowCpu,
-      advanceWorkflowTasksPerEvent: advanceCost.workflowTasks,
-      advanceActivitiesPerEvent: advanceCost.activities,
-      advanceLocalActivitiesPerEvent: advanceCost.localActivities,
-      advanceHistoryEventsPerEvent: advanceCost.historyEvents,
+      advanceWorkflowTasksPerEvent: advanceCost!.workflowTasks,
+      advanceActivitiesPerEvent: advanceCost!.activities,
+      advanceLocalActivitiesPerEvent: advanceCost!.localActivities,
+      advanceHistoryEventsPerEvent: advanceCost!.historyEvents,
       advanceCpuMsPerEvent: advanceCpu,
       lost,
       duplicates,
     }),
   );
-  return lost === 0 && duplicates === 0 && signatureFailures === 0 && stillLive === liveTarget && endedByGoal === fullyPosted.length ? 0 : 1;
+  return lost === 0 && duplicates === 0 && signatureFailures === 0 && stillLive === liveTarget && endedByGoal === expectedGoals ? 0 : 1;
 }
 
 runBench(progress, main);

@@ -298,7 +298,8 @@ async function startServiceProcess(
     ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('INGEST_RELAY_') || name.startsWith('DELIVERY_RELAY_'))),
     ...options.env,
   };
-  const started = await startEntryPoint(options.entryPoint, env, options.readyMessage, { niceness: options.niceness });
+  // A shared, busy machine (or a profiler) can take minutes to start a process: a minute was not always enough.
+  const started = await startEntryPoint(options.entryPoint, env, options.readyMessage, { niceness: options.niceness, timeoutMs: 300_000 });
   const { child } = started;
   context.teardown.add(`${options.name} process`, async () => {
     // Gone already: exited, or killed by a signal (an out-of-memory abort leaves exitCode null and signalCode set).

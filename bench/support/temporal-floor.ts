@@ -22,6 +22,8 @@ export interface FloorFigures {
   /** Start (or signal) → result of one run, ms. */
   p50: number;
   p99: number;
+  /** CPU ms per unit of what `cpuSeconds` counts, over the timed units only; NaN without it. */
+  cpuMsPerUnit: number;
 }
 
 export interface FloorOptions {
@@ -31,6 +33,11 @@ export interface FloorOptions {
   concurrency: number;
   /** Runs before measuring, not counted (default 10). */
   warmup?: number;
+  /**
+   * CPU seconds so far of the processes the caller counts (the dev server, the floor's worker), read just before and
+   * after the timed units: CPU per unit holds when the machine is busy, where units per second do not.
+   */
+  cpuSeconds?: () => number;
 }
 
 /**
@@ -76,6 +83,7 @@ export function measureHandOverFloor(options: FloorOptions & { cachedWorkflows: 
 /** Runs `units` units, `concurrency` at a time, timing each and the whole. */
 async function timeUnits(options: FloorOptions, unit: (index: number) => Promise<unknown>): Promise<FloorFigures> {
   const latencies: number[] = [];
+  const cpuBefore = options.cpuSeconds?.() ?? Number.NaN;
   const started = performance.now();
   await runBounded(options.units, options.concurrency, async (index) => {
     const sent = performance.now();
@@ -83,6 +91,7 @@ async function timeUnits(options: FloorOptions, unit: (index: number) => Promise
     latencies.push(performance.now() - sent);
   });
   const wallMs = performance.now() - started;
+  const cpuMsPerUnit = (((options.cpuSeconds?.() ?? Number.NaN) - cpuBefore) * 1000) / options.units;
   const sorted = ascending(latencies);
   return {
     perSecond: options.units / (wallMs / 1000),
@@ -91,6 +100,7 @@ async function timeUnits(options: FloorOptions, unit: (index: number) => Promise
     wallMs,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
+    cpuMsPerUnit,
   };
 }
 
