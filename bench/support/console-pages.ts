@@ -50,6 +50,7 @@ interface DomElement {
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): Iterable<DomElement>;
   checkVisibility(): boolean;
+  setAttribute(name: string, value: string): void;
 }
 
 /** Runs in the page: the page's clock once the data element is visible, else false. */
@@ -65,7 +66,16 @@ function dataShownAt(data: DataElement): number | false {
     candidates = candidates.flatMap((row) => [...row.querySelectorAll('td')]);
   }
   const element = candidates.find((candidate) => data.text === undefined || textOf(candidate) === data.text);
-  return element?.checkVisibility() ? performance.now() : false;
+  if (!element?.checkVisibility()) return false;
+  const shownAt = performance.now();
+  // Marked, for a screenshot to bring into view (`revealData`).
+  element.setAttribute('data-bench-shown', '');
+  return shownAt;
+}
+
+/** Scrolls the data element last seen by `visitPage` into view (a campaign's funnel is below the fold at 1280×800). */
+export async function revealData(page: Page): Promise<void> {
+  await page.locator('[data-bench-shown]').first().scrollIntoViewIfNeeded({ timeout: 5000 });
 }
 
 export interface PageVisit {
@@ -73,6 +83,10 @@ export interface PageVisit {
   ms: number;
   /** Navigation start → DOMContentLoaded's end: the document and the entry's scripts run, before any data is asked for. */
   appStartedMs: number;
+  /** Navigation start → the last of the page's API answers read (Resource Timing's responseEnd of its fetches). */
+  apiAnsweredMs: number;
+  /** What the page fetched up to then, in order: `start–end name` in ms from the navigation's start. */
+  timeline: string[];
   /** The API's GETs the page made on the way (path and query), for the baseline. */
   apiCalls: string[];
 }
@@ -94,7 +108,13 @@ export async function visitPage(page: Page, origin: string, spec: ConsolePageSpe
     const seen = await page.waitForFunction(dataShownAt, spec.data, { polling: 'raf', timeout: 60_000 });
     const ms = (await seen.jsonValue()) as number;
     const appStartedMs = await page.evaluate<number>(`performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd`);
-    return { ms, appStartedMs, apiCalls };
+    const apiAnsweredMs = await page.evaluate<number>(
+      `Math.max(0, ...performance.getEntriesByType('resource').filter((entry) => entry.initiatorType === 'fetch' && entry.responseEnd <= ${ms}).map((entry) => entry.responseEnd))`,
+    );
+    const timeline = await page.evaluate<string[]>(
+      `performance.getEntriesByType('resource').filter((entry) => entry.startTime <= ${ms}).map((entry) => Math.round(entry.startTime) + '–' + Math.round(entry.responseEnd) + ' ' + new URL(entry.name).pathname)`,
+    );
+    return { ms, appStartedMs, apiAnsweredMs, apiCalls, timeline };
   } finally {
     page.off('request', onRequest);
   }
