@@ -21,7 +21,7 @@ runMain(async () => {
   const settings = serviceSettingsFrom(config, { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS }, logger, media);
   const workflowBundle = await workflowCode(config.WORKFLOW_BUNDLE_PATH, logger);
   const orm = await connectOrm(config.DATABASE_URL);
-  const worker = await startServiceWorker({ ...settings, metrics: metrics.registry }, orm, { role: config.WORKER_ROLE, workflowBundle });
+  const worker = await startServiceWorker({ ...settings, listenDatabaseUrl: config.LISTEN_DATABASE_URL, metrics: metrics.registry }, orm, { role: config.WORKER_ROLE, workflowBundle });
   logger.info({ role: config.WORKER_ROLE, taskQueues: worker.taskQueues, ffmpeg: media.available ? media.ffmpeg.version : null }, 'worker running');
   worker.finished.catch((error: unknown) => {
     logger.fatal({ err: error }, 'worker stopped unexpectedly');
