@@ -15,6 +15,9 @@ export interface MigrateOutcome {
   messages: string[];
 }
 
+/** A process started beside four others on a busy machine may take minutes to say it is ready. */
+const startTimeout = { timeoutMs: 240_000 };
+
 const directSettings = (): NodeJS.ProcessEnv => ({ LISTEN_DATABASE_URL: inject('directDatabaseUrl'), MIGRATION_DATABASE_URL: inject('directDatabaseUrl') });
 
 /** `npm run migrate` (`node src/main/migrate.ts`) to its end; its log lines' messages. */
@@ -37,7 +40,7 @@ export function migrate(): Promise<MigrateOutcome> {
 
 /** The cluster's worker settings: its push path (a fake FCM), the receivers' CA, and the direct URLs. */
 export function clusterWorker(role: WorkerRole, pushEnv: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  return startWorkerProcess(inject('taskQueue'), { ...pushEnv, ...directSettings(), WORKER_ROLE: role });
+  return startWorkerProcess(inject('taskQueue'), { ...pushEnv, ...directSettings(), WORKER_ROLE: role }, startTimeout);
 }
 
 /** An API process; `port` for the one whose address the helpers call by default (`apiUrl`). */
@@ -45,7 +48,7 @@ export function clusterApi(caFile: string, port?: number): Promise<{ child: Chil
   const fixed = port === undefined ? {} : { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` };
   // The ingest limit far above the load: the test counts what the processes lose, not what the limit refuses.
   const ingestLimit = { INGEST_RATE_LIMIT_PER_SECOND: '10000', INGEST_RATE_LIMIT_BURST: '10000' };
-  return startApiProcess(inject('taskQueue'), { NODE_EXTRA_CA_CERTS: caFile, ...directSettings(), ...ingestLimit, ...fixed });
+  return startApiProcess(inject('taskQueue'), { NODE_EXTRA_CA_CERTS: caFile, ...directSettings(), ...ingestLimit, ...fixed }, startTimeout);
 }
 
 /** Sends `signal` and resolves once the process is gone (at once when it already is). */
