@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -17,7 +17,15 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The cluster test's database without PgBouncer: for LISTEN and migrations, as in production. */
     directDatabaseUrl: string;
+    /** Where the cluster test writes its figures, which the set-up prints as one JSON line when the run ends. */
+    figuresFile: string;
   }
+}
+
+/** The test's figures as one line on stdout, apart from vitest's report of the test (absent: the test did not get that far). */
+async function printFigures(file: string): Promise<void> {
+  const figures = await readFile(file, 'utf8').catch(() => undefined);
+  if (figures !== undefined) process.stdout.write(`${figures.trim()}\n`);
 }
 
 const progress = (message: string) => process.stderr.write(`[cluster setup] ${message}\n`);
@@ -32,7 +40,8 @@ const progress = (message: string) => process.stderr.write(`[cluster setup] ${me
 export default async function setup(project: TestProject) {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'cluster');
   const scratch = await mkdtemp(join(tmpdir(), 'rp-cluster-'));
-  const cleanups: Array<() => Promise<unknown>> = [() => rm(scratch, { recursive: true, force: true })];
+  const figuresFile = join(scratch, 'figures.json');
+  const cleanups: Array<() => Promise<unknown>> = [() => rm(scratch, { recursive: true, force: true }), () => printFigures(figuresFile)];
   const teardown = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => progress(`cleanup: ${String(error)}`));
   };
@@ -60,6 +69,7 @@ export default async function setup(project: TestProject) {
     project.provide('adminToken', 'x'.repeat(32));
     project.provide('databaseUrl', bouncer.url);
     project.provide('directDatabaseUrl', database.url);
+    project.provide('figuresFile', figuresFile);
     project.provide('temporalAddress', temporal.address);
     project.provide('temporalCliPath', temporal.cliPath);
     project.provide('namespace', 'default');

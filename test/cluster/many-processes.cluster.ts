@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFakeFcm, type FakeFcm } from '../../src/dev/fake-fcm.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
@@ -190,7 +191,8 @@ describe('the service as many processes behind PgBouncer', () => {
     };
     if (repeats.samples.length > 0) progress(`repeated webhooks: ${JSON.stringify(repeats.samples)}`);
     if (gap.failures.length > 0 || stillOpen.length > 0) progress(`readyz failures: ${JSON.stringify(gap.failures)}; open runs: ${JSON.stringify(stillOpen.slice(0, 10))}`);
-    console.log(JSON.stringify(figures));
+    // Printed by the set-up as the run ends (test/cluster/global-setup.ts), on a line of its own.
+    await writeFile(inject('figuresFile'), JSON.stringify(figures));
 
     // Each device got its push once; the send counts those whose answer a dying worker never recorded as failed
     // (unconfirmed: never sent again), so sent and failed add up to the audience.
