@@ -8,6 +8,8 @@ export interface WebhookRepeats {
   repeats: number;
   /** Of those, the ones that followed an attempt the service recorded as not delivered (a timeout, an error): a retry it knew of. */
   afterFailedAttempt: number;
+  /** Of those, sends after an attempt recorded as delivered: avoidable, so a fault of the service. */
+  afterRecordedDelivery: number;
   /** A few repeated webhook-ids with their requests' times and their delivery's attempts, to say why. */
   samples: Array<{ webhookId: string; requests: number[]; attempts: string[] }>;
 }
@@ -20,7 +22,7 @@ export async function webhookRepeats(receiver: TestReceiver): Promise<WebhookRep
     byId.set(id, [...(byId.get(id) ?? []), request.receivedAt]);
   }
   const repeated = [...byId].filter(([, times]) => times.length > 1);
-  if (repeated.length === 0) return { repeats: 0, afterFailedAttempt: 0, samples: [] };
+  if (repeated.length === 0) return { repeats: 0, afterFailedAttempt: 0, afterRecordedDelivery: 0, samples: [] };
   const rows = await query<{ event_id: string; attempts: string[] }>(
     `select d.event_id, coalesce(array_agg(a.attempt_number || ':' || a.outcome || '@' || to_char(a.started_at, 'HH24:MI:SS.MS') || ' ' || coalesce(d.workflow_id, '-')
               order by a.attempt_number) filter (where a.id is not null), '{}') as attempts
@@ -30,13 +32,16 @@ export async function webhookRepeats(receiver: TestReceiver): Promise<WebhookRep
   const attemptsOf = new Map(rows.map((row) => [row.event_id, row.attempts]));
   let repeats = 0;
   let afterFailedAttempt = 0;
+  let afterRecordedDelivery = 0;
   for (const [id, times] of repeated) {
     repeats += times.length - 1;
-    const failed = (attemptsOf.get(id) ?? []).filter((attempt) => !attempt.includes(':delivered@')).length;
-    afterFailedAttempt += Math.min(times.length - 1, failed);
+    const attempts = attemptsOf.get(id) ?? [];
+    const delivered = attempts.filter((attempt) => attempt.includes(':delivered@')).length;
+    afterFailedAttempt += Math.min(times.length - 1, attempts.length - delivered);
+    afterRecordedDelivery += Math.max(0, delivered - 1);
   }
   const samples = repeated.slice(0, 5).map(([webhookId, requests]) => ({ webhookId, requests, attempts: attemptsOf.get(webhookId) ?? [] }));
-  return { repeats, afterFailedAttempt, samples };
+  return { repeats, afterFailedAttempt, afterRecordedDelivery, samples };
 }
 
 /** Pushes the fake FCM accepted: devices with one, and accepts beyond the first for a device. */
