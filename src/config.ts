@@ -306,6 +306,8 @@ const productionSchemas = {
       /** A workflow bundle built by `npm run bundle:workflows` from the same code; unset, the worker bundles at start. */
       WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
       DATABASE_URL: postgresUrl,
+      /** A direct connection for the relays' LISTEN when DATABASE_URL goes through PgBouncer in transaction mode. */
+      LISTEN_DATABASE_URL: postgresUrl.optional(),
       TEMPORAL_ADDRESS: hostPort,
     })
     .superRefine(checkPushSettings)

@@ -22,7 +22,7 @@ runMain(async () => {
   const workflowBundle = await workflowCode(config.WORKFLOW_BUNDLE_PATH, logger);
   const orm = await connectOrm(config.DATABASE_URL);
   const deployment = config.WORKER_DEPLOYMENT_NAME && config.WORKER_BUILD_ID ? { deploymentName: config.WORKER_DEPLOYMENT_NAME, buildId: config.WORKER_BUILD_ID } : undefined;
-  const worker = await startServiceWorker({ ...settings, metrics: metrics.registry, deployment }, orm, { role: config.WORKER_ROLE, workflowBundle });
+  const worker = await startServiceWorker({ ...settings, listenDatabaseUrl: config.LISTEN_DATABASE_URL, metrics: metrics.registry, deployment }, orm, { role: config.WORKER_ROLE, workflowBundle });
   logger.info({ role: config.WORKER_ROLE, taskQueues: worker.taskQueues, deployment: deployment ?? null, ffmpeg: media.available ? media.ffmpeg.version : null }, 'worker running');
   worker.finished.catch((error: unknown) => {
     logger.fatal({ err: error }, 'worker stopped unexpectedly');

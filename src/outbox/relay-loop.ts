@@ -13,6 +13,7 @@ import type { Logger } from '../logger.ts';
 export interface RelayLoopOptions {
   /** For log lines and the listener's application_name. */
   name: string;
+  /** The LISTEN connection's: a session of its own, so a direct connection, never PgBouncer in transaction mode. */
   databaseUrl: string;
   /** The NOTIFY channel writers signal after inserting rows. */
   channel: string;

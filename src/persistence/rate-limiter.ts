@@ -69,6 +69,15 @@ interface Budget {
 }
 
 /**
+ * rate-limiter-flexible names its statements, which Postgres then keeps prepared on the connection; behind PgBouncer in
+ * transaction mode the next query may run on another server connection, which has no such statement. Sent unnamed,
+ * each query is parsed where it runs (a small upsert: the parse costs little).
+ */
+function unnamedStatements(pool: pg.Pool) {
+  return { query: (query: pg.QueryConfig) => pool.query({ text: query.text, values: query.values }) };
+}
+
+/**
  * A rate limiter shared by every API instance: rate-limiter-flexible keeps its counters in the `rate_limits` table
  * (created by the migrations). A key (an ingest connection, an account of the management API) may take `perSecond`
  * points each second, plus `burst` more per 10-second window. Each distinct limit gets its own pair of counters.
@@ -90,7 +99,7 @@ export function createRateLimiter(databaseUrl: string, { keyPrefix }: RateLimite
   pool.on('error', () => {
     // An idle client lost its connection; the next query reconnects, and a failing one surfaces to the caller.
   });
-  const store = { storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true } as const;
+  const store = { storeClient: unnamedStatements(pool), storeType: 'pool', tableName: 'rate_limits', tableCreated: true } as const;
   const counters = new Map<string, { steady: RateLimiterPostgres; burst: RateLimiterPostgres }>();
   const budgets = new Map<string, Budget>();
   let reservations = 0;

@@ -35,6 +35,11 @@ import type { ActivityDeps } from '../../activities/deps.ts';
 /** The settings the API and the worker are built from, whichever entry point read them. */
 export interface ServiceSettings {
   databaseUrl: string;
+  /**
+   * LISTEN_DATABASE_URL: where the outbox relays LISTEN, which needs a session of its own (a direct connection when
+   * `databaseUrl` goes through PgBouncer in transaction mode); unset, `databaseUrl`.
+   */
+  listenDatabaseUrl?: string | undefined;
   temporalAddress: string;
   /** An API key or TLS for Temporal (Temporal Cloud, mTLS); unset, a plain connection. */
   temporalAccess?: TemporalAccess;

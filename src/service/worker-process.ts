@@ -93,16 +93,18 @@ export async function startServiceWorker(
       workers.push(await startWorker({ ...base, deps: workerDeps, taskQueue }));
     }
     if (role !== 'interactive') {
+      // The relays claim their rows through the pool; only their LISTEN holds a session.
+      const listenDatabaseUrl = settings.listenDatabaseUrl ?? settings.databaseUrl;
       relays.push(
         startIngestRelay({
-          databaseUrl: settings.databaseUrl,
+          databaseUrl: listenDatabaseUrl,
           orm,
           temporal: deps.temporal,
           settings: settings.ingestRelay ?? defaultIngestRelaySettings,
           logger: settings.logger,
         }),
         startDeliveryRelay({
-          databaseUrl: settings.databaseUrl,
+          databaseUrl: listenDatabaseUrl,
           orm,
           temporal: deps.temporal,
           delivery: settings.delivery,

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { attemptDelivery } from '../../src/domain/deliveries/attempt-delivery.ts';
 import { publishEvent } from '../../src/domain/events/publish-event.ts';
 import { createWorkerMetrics } from '../../src/metrics/worker-metrics.ts';
 import { createOutboundHttpClient } from '../../src/outbound/http-client.ts';
@@ -178,6 +179,26 @@ describe('deliverImmediately', () => {
       const reclaimed = await until('the lease to run out', () => reclaimStalledBatch(orm.em.fork(), access.taskQueue, 1), { timeoutMs: immediateDeliveryBudgetMs * 3, intervalMs: 100 });
       expect(reclaimed).toMatchObject({ batchId: batch!.batchId });
       expect(await rowsOf(taken)).toEqual([expect.objectContaining({ status: 'pending', workflow_id: `deliveries:${batch!.batchId}` })]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('an attempt on a delivery already recorded as delivered', () => {
+  it('sends nothing and marks it succeeded, as after a worker died between the two writes', async () => {
+    const { taken, deps, receivers, close } = await takenDeliveries(1);
+    try {
+      const [deliveryId] = taken;
+      // What the killed worker left: its attempt recorded delivered, the delivery still pending.
+      await query(
+        `insert into delivery_attempts (id, delivery_id, attempt_number, started_at, duration_ms, status_code, outcome) values ($1, $2, 1, now(), 5, 200, 'delivered')`,
+        [randomUUID(), deliveryId],
+      );
+      const result = await attemptDelivery(deps, { deliveryId: deliveryId!, attemptNumber: 2 });
+      expect(result).toEqual({ kind: 'delivered' });
+      expect(receivers[0]!.requests).toHaveLength(0);
+      expect(await rowsOf([deliveryId!])).toMatchObject([{ status: 'succeeded' }]);
     } finally {
       await close();
     }

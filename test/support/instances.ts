@@ -81,17 +81,17 @@ const serviceEnv = (taskQueue: string): NodeJS.ProcessEnv => ({
 
 /**
  * `npm run worker` as production runs it, as a child process on `taskQueue`, resolved once it logs that it runs.
- * `env` adds settings, e.g. NODE_EXTRA_CA_CERTS to trust a test receiver.
+ * `env` adds settings, e.g. NODE_EXTRA_CA_CERTS to trust a test receiver; `options.timeoutMs`, how long it may take to start.
  */
-export async function startWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-  return (await startEntryPoint('src/main/worker.ts', { ...serviceEnv(taskQueue), ...env }, 'worker running')).child;
+export async function startWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}, options: { timeoutMs?: number } = {}): Promise<ChildProcess> {
+  return (await startEntryPoint('src/main/worker.ts', { ...serviceEnv(taskQueue), ...env }, 'worker running', options)).child;
 }
 
 /**
  * `npm run api` as production runs it, as a child process on a free port and `taskQueue`, resolved with its URL once
  * it listens. `env` adds settings.
  */
-export async function startApiProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+export async function startApiProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}, options: { timeoutMs?: number } = {}): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const { child, line } = await startEntryPoint(
     'src/main/api.ts',
@@ -106,6 +106,7 @@ export async function startApiProcess(taskQueue: string, env: NodeJS.ProcessEnv 
       ...env,
     },
     'api listening',
+    options,
   );
   return { child, url: String(line.url) };
 }

@@ -46,6 +46,14 @@ export async function attemptDelivery(
   const delivery = await em.findOneOrFail(Delivery, { id: input.deliveryId });
   if (delivery.status === 'succeeded') return { kind: 'delivered' };
   if (delivery.status === 'failed') return { kind: 'rejected', reason: delivery.failureReason ?? 'the delivery already failed' };
+  // A worker that died between recording a delivered attempt and marking its delivery succeeded (two statements, each
+  // waiting for a pooled connection under load) left it pending: the receiver has it, so it is not sent again.
+  if ((await em.count(DeliveryAttempt, { deliveryId: delivery.id, outcome: 'delivered' })) > 0) {
+    delivery.status = 'succeeded';
+    delivery.completedAt ??= now();
+    await em.flush();
+    return { kind: 'delivered' };
+  }
   const endpoint = await em.findOneOrFail(Endpoint, { id: delivery.endpointId });
   if (endpoint.deletedAt) return { kind: 'endpoint_unavailable', reason: 'the endpoint was deleted' };
   if (endpoint.status !== 'enabled') return { kind: 'endpoint_unavailable', reason: 'the endpoint is disabled' };
