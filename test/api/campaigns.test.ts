@@ -101,7 +101,9 @@ describe('campaign sends', () => {
     await accept();
     const sent = await waitForSend(account, message.id, (send) => send.state === 'SENT');
     expect(sent).toMatchObject({ audience: 4, sent: 4 });
-    // The run's `state` query shows what GET /notification/get does, and its shards.
+    // The run's `state` query shows what GET /notification/get does, and its shards, once the run has ended: the
+    // row says SENT as soon as it is written, a moment before the run takes the step.
+    await run.result();
     const { shards, ...shown } = await run.query<any>('state');
     expect(shown).toEqual(sent);
     expect(shards).toEqual({ done: 1, total: 1 });

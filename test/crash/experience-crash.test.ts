@@ -38,7 +38,9 @@ describe('experience runs survive a worker crash', () => {
         goals: [{ id: 'bought', eventType: 'purchase', conditions: null, exit: true }],
         nodes: [
           { id: 'first', type: 'webhook', result: { step: 1 }, next: 'pause' },
-          { id: 'pause', type: 'wait', seconds: 4, next: 'second' },
+          // Long enough that p0's purchase, posted while no worker runs, reaches its run before the pause ends
+          // however slowly the second worker starts; otherwise the run may rightly finish first, without the goal.
+          { id: 'pause', type: 'wait', seconds: 30, next: 'second' },
           { id: 'second', type: 'webhook', result: { step: 2 }, next: 'done' },
           { id: 'done', type: 'exit' },
         ],
