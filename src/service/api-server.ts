@@ -14,9 +14,15 @@ export interface RunningApi {
   close: () => Promise<void>;
 }
 
+/** How long the API keeps an idle keep-alive connection open. */
+export const apiKeepAliveTimeoutMs = 65_000;
+
 export async function startApiServer(port: number, services: ApiServices, host = '0.0.0.0'): Promise<RunningApi> {
   const server = createServer(requestListener(buildApp(routes, services)));
-  server.keepAliveTimeout = 5000;
+  // An idle keep-alive connection outlives a load balancer's (60 s on the common ones) and a client's own reuse window:
+  // a server that closes first races the client's next request on that socket, which then fails with ECONNRESET.
+  server.keepAliveTimeout = apiKeepAliveTimeoutMs;
+  server.headersTimeout = apiKeepAliveTimeoutMs + 1_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
