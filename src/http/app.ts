@@ -20,7 +20,7 @@ export function buildApp(routes: RouteSpec[], services: ApiServices): Koa {
   app.use(errorHandler(services.logger));
   app.use(router.routes());
   // After the API's routes: the console's pages are every other GET under /console (and an artist's link).
-  app.use(consolePages(services.consoleDir, router));
+  app.use(consolePages(services.consoleDir, router, services.files.storage));
   app.use(router.allowedMethods());
   return app;
 }

@@ -2,19 +2,29 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context, Middleware } from 'koa';
 import type { Router } from '@koa/router';
+import type { ObjectStorage } from '../storage/index.ts';
 
 // Serves the console's build (docs/console.md, "How it is served"). Hashed assets are cached for good; every page
 // address gets index.html, never cached, under a Content-Security-Policy that allows this origin's files only.
 
 /**
  * No inline script or style, nothing from elsewhere, never framed, forms and `<base>` kept home. `default-src 'self'`
- * covers scripts, styles, images, fonts, media and fetches; the rest are the directives it does not cover.
+ * covers scripts, styles, images, fonts, media and fetches; the rest are the directives it does not cover. Media may
+ * also come from `mediaOrigin`: on the S3 driver a recording's URL redirects to the bucket, which a player follows.
  */
-export const consoleContentSecurityPolicy = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export function consoleContentSecurityPolicy(mediaOrigin?: string): string {
+  const media = mediaOrigin ? `; media-src 'self' ${mediaOrigin}` : '';
+  return `default-src 'self'${media}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+}
+
+/** The origin a recording's playback redirects to: the bucket's, read off a presigned URL (local storage: none). */
+async function playbackOrigin(storage: Pick<ObjectStorage, 'presignedGetUrl'>): Promise<string | undefined> {
+  if (!storage.presignedGetUrl) return undefined;
+  return new URL(await storage.presignedGetUrl('recordings/origin-probe')).origin;
+}
 
 const pageHeaders = {
   'Cache-Control': 'no-store',
-  'Content-Security-Policy': consoleContentSecurityPolicy,
   'X-Content-Type-Options': 'nosniff',
   // Same-origin calls keep their Origin header (the CSRF rule reads it); other origins learn no address, an artist's link included.
   'Referrer-Policy': 'same-origin',
@@ -65,8 +75,8 @@ async function serveAsset(ctx: Context, dir: string, name: string): Promise<void
   ctx.body = body;
 }
 
-async function servePage(ctx: Context, dir: string): Promise<void> {
-  ctx.set(pageHeaders);
+async function servePage(ctx: Context, dir: string, policy: string): Promise<void> {
+  ctx.set({ ...pageHeaders, 'Content-Security-Policy': policy });
   ctx.type = 'text/html; charset=utf-8';
   const index = await fileOrUndefined(join(dir, 'index.html'));
   if (index) {
@@ -83,13 +93,14 @@ async function servePage(ctx: Context, dir: string): Promise<void> {
  * every other `/console/*` and `/artist/{token}` as `index.html`, whose script picks the page. A missing build is a
  * 503 page saying how to build it. Mounted after the API's routes, so an API path (`/console/session`) is never a page.
  */
-export function consolePages(dir: string, router: Router): Middleware {
+export function consolePages(dir: string, router: Router, storage: Pick<ObjectStorage, 'presignedGetUrl'>): Middleware {
+  let policy: Promise<string> | undefined;
   return async (ctx, next) => {
     const apiPath = router.match(ctx.path, ctx.method).path.length > 0;
     const asset = assetPattern.exec(ctx.path);
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || apiPath) await next();
     else if (asset) await serveAsset(ctx, dir, asset[1]!);
-    else if (pagePattern.test(ctx.path)) await servePage(ctx, dir);
+    else if (pagePattern.test(ctx.path)) await servePage(ctx, dir, await (policy ??= playbackOrigin(storage).then(consoleContentSecurityPolicy)));
     else await next();
   };
 }

@@ -11,6 +11,9 @@ import { createApiMetrics } from '../../src/metrics/api-metrics.ts';
 import { Registry } from 'prom-client';
 
 // An API whose console has never been built: its pages answer a 503 that says how to build it, and the API is unaffected.
+// Its files are on an S3-compatible store, whose presigned URLs (where playback redirects) are on another origin.
+const bucketOrigin = 'http://127.0.0.1:8333';
+const s3Storage = { presignedGetUrl: async (key: string) => `${bucketOrigin}/recordings-bucket/${key}?X-Amz-Signature=abc` };
 
 let server: Server;
 let url: string;
@@ -19,7 +22,7 @@ let emptyDir: string;
 beforeAll(async () => {
   emptyDir = await mkdtemp(join(tmpdir(), 'rp-console-unbuilt-'));
   // Only what serving a page touches; no request here reaches a database.
-  const services = { logger: createLogger('silent', 'test'), metrics: createApiMetrics(new Registry(), () => Promise.reject(new Error("no database here"))), consoleDir: emptyDir } as unknown as ApiServices;
+  const services = { logger: createLogger('silent', 'test'), metrics: createApiMetrics(new Registry(), () => Promise.reject(new Error("no database here"))), consoleDir: emptyDir, files: { storage: s3Storage } } as unknown as ApiServices;
   server = createServer(requestListener(buildApp(routes, services)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -37,7 +40,10 @@ describe('the console without a build', () => {
       expect(response.status, path).toBe(503);
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(response.headers.get('cache-control')).toBe('no-store');
-      expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'self'/);
+      // Everything from this origin, but a recording's player may follow playback's redirect to the bucket.
+      expect(response.headers.get('content-security-policy')).toBe(
+        `default-src 'self'; media-src 'self' ${bucketOrigin}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+      );
       expect(await response.text()).toContain('npm run build:console');
     }
   });
