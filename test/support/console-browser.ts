@@ -88,7 +88,8 @@ export async function openConsoleBrowser(testFileUrl: string, extraFlags: string
     };
     page.on('requestfailed', (request) => {
       const errorText = request.failure()?.errorText ?? 'no answer';
-      if (errorText === 'net::ERR_ABORTED' && request.resourceType() === 'fetch' && abortedByGoto(request)) return;
+      // A read, or a page's script chunk still loading, that the test's own navigation cut off.
+      if (errorText === 'net::ERR_ABORTED' && ['fetch', 'script'].includes(request.resourceType()) && abortedByGoto(request)) return;
       problems.push(`request failed: ${request.method()} ${request.url()} (${errorText})`);
     });
     page.on('response', (response) => {
