@@ -185,21 +185,22 @@ describe('deliverImmediately', () => {
   });
 });
 
-describe('an attempt on a delivery already recorded as delivered', () => {
-  it('sends nothing and marks it succeeded, as after a worker died between the two writes', async () => {
+describe('an attempt and what it changes', () => {
+  it('commit together: when the delivery cannot be updated, no attempt is left recorded beside it', async () => {
     const { taken, deps, receivers, close } = await takenDeliveries(1);
+    const [deliveryId] = taken;
+    // As a worker killed between the two writes: the delivery's update fails after the attempt's row is written.
+    const trigger = `refuse_${randomUUID().replaceAll('-', '')}`;
+    await query(`create function ${trigger}() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`);
+    await query(`create trigger ${trigger} before update on deliveries for each row when (old.id = '${deliveryId}') execute function ${trigger}()`);
     try {
-      const [deliveryId] = taken;
-      // What the killed worker left: its attempt recorded delivered, the delivery still pending.
-      await query(
-        `insert into delivery_attempts (id, delivery_id, attempt_number, started_at, duration_ms, status_code, outcome) values ($1, $2, 1, now(), 5, 200, 'delivered')`,
-        [randomUUID(), deliveryId],
-      );
-      const result = await attemptDelivery(deps, { deliveryId: deliveryId!, attemptNumber: 2 });
-      expect(result).toEqual({ kind: 'delivered' });
-      expect(receivers[0]!.requests).toHaveLength(0);
-      expect(await rowsOf([deliveryId!])).toMatchObject([{ status: 'succeeded' }]);
+      await expect(attemptDelivery(deps, { deliveryId: deliveryId!, attemptNumber: 1 })).rejects.toThrow(/refused/);
+      expect(receivers[0]!.requests).toHaveLength(1);
+      expect(await query('select count(*)::int as n from delivery_attempts where delivery_id = $1', [deliveryId])).toEqual([{ n: 0 }]);
+      expect(await rowsOf([deliveryId!])).toMatchObject([{ status: 'pending' }]);
     } finally {
+      await query(`drop trigger ${trigger} on deliveries`);
+      await query(`drop function ${trigger}()`);
       await close();
     }
   });

@@ -46,14 +46,6 @@ export async function attemptDelivery(
   const delivery = await em.findOneOrFail(Delivery, { id: input.deliveryId });
   if (delivery.status === 'succeeded') return { kind: 'delivered' };
   if (delivery.status === 'failed') return { kind: 'rejected', reason: delivery.failureReason ?? 'the delivery already failed' };
-  // A worker that died between recording a delivered attempt and marking its delivery succeeded (two statements, each
-  // waiting for a pooled connection under load) left it pending: the receiver has it, so it is not sent again.
-  if ((await em.count(DeliveryAttempt, { deliveryId: delivery.id, outcome: 'delivered' })) > 0) {
-    delivery.status = 'succeeded';
-    delivery.completedAt ??= now();
-    await em.flush();
-    return { kind: 'delivered' };
-  }
   const endpoint = await em.findOneOrFail(Endpoint, { id: delivery.endpointId });
   if (endpoint.deletedAt) return { kind: 'endpoint_unavailable', reason: 'the endpoint was deleted' };
   if (endpoint.status !== 'enabled') return { kind: 'endpoint_unavailable', reason: 'the endpoint is disabled' };
@@ -82,37 +74,39 @@ export async function attemptDelivery(
   const outcome: AttemptOutcome = response ? verdict.kind : 'error';
   const reason = response ? describeStatus(response) : error!;
 
-  await em
-    .createQueryBuilder(DeliveryAttempt)
-    .insert({
-      id: randomUUID(),
-      deliveryId: delivery.id,
-      attemptNumber,
-      startedAt,
-      durationMs,
-      statusCode: response?.status ?? null,
-      error: error ?? null,
-      responseBody: response?.body ?? null,
-      outcome,
-    })
-    .onConflict(['deliveryId', 'attemptNumber'])
-    .ignore()
-    .execute();
+  // The attempt and what it changes commit together: a worker that dies in between leaves neither, so a delivered
+  // attempt is never left beside a pending delivery that a retry would send again.
+  await em.transactional(async (tx) => {
+    await tx
+      .createQueryBuilder(DeliveryAttempt)
+      .insert({
+        id: randomUUID(),
+        deliveryId: delivery.id,
+        attemptNumber,
+        startedAt,
+        durationMs,
+        statusCode: response?.status ?? null,
+        error: error ?? null,
+        responseBody: response?.body ?? null,
+        outcome,
+      })
+      .onConflict(['deliveryId', 'attemptNumber'])
+      .ignore()
+      .execute();
+    delivery.attemptCount = Math.max(delivery.attemptCount, attemptNumber);
+    delivery.lastStatusCode = response?.status ?? null;
+    delivery.lastError = response ? null : reason;
+    if (verdict.kind === 'delivered') {
+      delivery.status = 'succeeded';
+      delivery.completedAt = now();
+      endpoint.failingSince = null;
+    } else {
+      endpoint.failingSince ??= startedAt;
+      const disableReason = whyDisable(verdict.kind, endpoint, startedAt, deps.publish.delivery.disableAfterHours);
+      if (disableReason) await disableEndpoint({ ...deps, publish: { ...deps.publish, em: tx } }, endpoint, disableReason, verdict.kind === 'gone' ? delivery.id : 'failing');
+    }
+  });
   deps.metrics.deliveryAttempt(outcome);
-
-  delivery.attemptCount = Math.max(delivery.attemptCount, attemptNumber);
-  delivery.lastStatusCode = response?.status ?? null;
-  delivery.lastError = response ? null : reason;
-  if (verdict.kind === 'delivered') {
-    delivery.status = 'succeeded';
-    delivery.completedAt = now();
-    endpoint.failingSince = null;
-  } else {
-    endpoint.failingSince ??= startedAt;
-    const disableReason = whyDisable(verdict.kind, endpoint, startedAt, deps.publish.delivery.disableAfterHours);
-    if (disableReason) await disableEndpoint(deps, endpoint, disableReason, verdict.kind === 'gone' ? delivery.id : 'failing');
-  }
-  await em.flush();
 
   switch (verdict.kind) {
     case 'delivered':
