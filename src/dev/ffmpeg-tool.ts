@@ -18,7 +18,7 @@ const wheelBinaries: Record<string, string> = {
 /** ffmpeg as a provisioned tool on this platform; undefined where the wheel has no build for it. */
 export function ffmpegTool(platform: string = process.platform, arch: string = process.arch): ProvisionedTool | undefined {
   const wheelBinary = wheelBinaries[`${platform}-${arch}`];
-  return wheelBinary === undefined ? undefined : { label: 'ffmpeg', binary: 'ffmpeg', envVar: 'FFMPEG_PATH', pipPackage: 'imageio-ffmpeg', version: wheelVersion, wheelBinary };
+  return wheelBinary === undefined ? undefined : { label: 'ffmpeg', binary: 'ffmpeg', envVar: 'FFMPEG_PATH', packageName: 'imageio-ffmpeg', version: wheelVersion, wheelBinary };
 }
 
 /**

