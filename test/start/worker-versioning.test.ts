@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { jobWorkflowId } from '../../workflows/recording-job.contract.ts';
-import { call, newAccount, type TestAccount } from '../support/api.ts';
+import { call, newAccount } from '../support/api.ts';
 import { killWorker, startApiProcess, startWorkerProcess } from '../support/instances.ts';
-import { newMessage, sampleJob } from '../support/jobs.ts';
+import { newJob } from '../support/jobs.ts';
+import { temporalClient } from '../support/temporal.ts';
 import { until } from '../support/wait.ts';
 
 /**
@@ -16,8 +17,8 @@ import { until } from '../support/wait.ts';
  */
 const children: ChildProcess[] = [];
 const track = (child: ChildProcess) => (children.push(child), child);
-let connection: Connection;
 let client: Client;
+let closeClient = async () => {};
 
 const taskQueue = `versions-${randomUUID()}`;
 const deploymentName = `richpush-${randomUUID()}`;
@@ -55,32 +56,24 @@ async function buildsThatRan(jobId: string): Promise<string[]> {
   });
 }
 
-async function createJob(apiUrl: string, account: TestAccount): Promise<string> {
-  const notificationId = await newMessage(account);
-  const created = await call('POST', '/job/create', { baseUrl: apiUrl, token: account.apiKey, body: sampleJob(account, notificationId) });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id;
-}
-
 beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection, namespace: inject('namespace') });
+  ({ client, close: closeClient } = await temporalClient());
 });
 
 afterAll(async () => {
   for (const child of children) await killWorker(child);
-  await connection?.close();
+  await closeClient();
 });
 
 describe('a rollout with worker versioning', () => {
   it('keeps a running run on the build that started it while new runs start on the promoted build', async () => {
     const [api, account] = await Promise.all([startApiProcess(taskQueue).then((started) => (track(started.child), started)), newAccount(), startVersionedWorker('v1')]);
     await promote('v1');
-    const startedOnV1 = await createJob(api.url, account);
+    const startedOnV1 = (await newJob(account, {}, api.url)).id;
 
     await startVersionedWorker('v2');
     await promote('v2');
-    const startedOnV2 = await createJob(api.url, account);
+    const startedOnV2 = (await newJob(account, {}, api.url)).id;
     // A step of the older run after the rollout: served, and by the build that started it.
     const executed = await call('POST', `/job/executeJob?id=${startedOnV1}`, { baseUrl: api.url, token: account.apiKey });
     expect(executed.status, JSON.stringify(executed.body)).toBe(200);

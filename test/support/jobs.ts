@@ -22,9 +22,10 @@ export async function newMessage(account: TestAccount): Promise<string> {
   return response.body.id;
 }
 
-export async function newJob(account: TestAccount, overrides: Record<string, unknown> = {}): Promise<any> {
+/** A message and its recording job, created through the suite's API or the one at `baseUrl`. */
+export async function newJob(account: TestAccount, overrides: Record<string, unknown> = {}, baseUrl?: string): Promise<any> {
   const notificationId = await newMessage(account);
-  const response = await call('POST', '/job/create', { token: account.apiKey, body: sampleJob(account, notificationId, overrides) });
+  const response = await call('POST', '/job/create', { baseUrl, token: account.apiKey, body: sampleJob(account, notificationId, overrides) });
   if (response.status !== 201) throw new Error(`job creation failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
