@@ -55,6 +55,7 @@ import { createConnection } from '../src/domain/connections/create-connection.ts
 import { createEndpoint } from '../src/domain/endpoints/create-endpoint.ts';
 import { createExperience } from '../src/domain/experiences/create-experience.ts';
 import { experienceDefinitionSchema, type ExperienceDefinitionInput } from '../src/domain/experiences/definition-schema.ts';
+import { waitingFlow } from './support/waiting-flow.ts';
 import { publishExperience } from '../src/domain/experiences/publish-experience.ts';
 import { parseAllowCidrs, systemResolve } from '../src/security/ip-policy.ts';
 import { createSecretBox } from '../src/security/secret-box.ts';
@@ -102,18 +103,6 @@ const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const progress = (message: string) => process.stderr.write(`[bench:flows] ${message}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
-
-const waitingDefinition = (index: number): ExperienceDefinitionInput => ({
-  name: `Waiting ${index}`,
-  trigger: { eventType: 'visit' },
-  entry: { reentry: 'never' },
-  goals: [{ id: 'bought', eventType: 'purchase', exit: true }],
-  start: 'wait',
-  nodes: [
-    { id: 'wait', type: 'wait', seconds: 30 * 86_400, next: 'done' },
-    { id: 'done', type: 'exit' },
-  ],
-});
 
 const measuredDefinition: ExperienceDefinitionInput = {
   name: 'Welcome (measured)',
@@ -389,7 +378,7 @@ async function main(context: BenchContext): Promise<number> {
 
   // --- 1. Active experiences and live runs ---------------------------------------------------------------------
   progress(`publishing ${EXPERIENCES} experiences`);
-  const definitions = [...Array.from({ length: waitingExperiences }, (_, index) => waitingDefinition(index)), measuredDefinition, checkoutDefinition];
+  const definitions = [...Array.from({ length: waitingExperiences }, (_, index) => waitingFlow(`Waiting ${index}`)), measuredDefinition, checkoutDefinition];
   for (const input of definitions) {
     const experience = await createExperience(em(), account.id, { definition: experienceDefinitionSchema.parse(input) });
     await publishExperience(em(), account.id, experience.id);

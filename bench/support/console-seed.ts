@@ -1,4 +1,5 @@
 import { scheduleAbTest, updateAbTest, validateAbTest } from '../../src/domain/abtests/change-ab-test.ts';
+import { waitingFlow } from './waiting-flow.ts';
 import { createAbTest } from '../../src/domain/abtests/create-ab-test.ts';
 import { createApp } from '../../src/domain/apps/create-app.ts';
 import { createConnection } from '../../src/domain/connections/create-connection.ts';
@@ -123,17 +124,7 @@ async function flowWithRuns(seeding: Seeding, runs: number): Promise<string> {
   const outbound = { allow: parseAllowCidrs(allowCidrs), resolve: systemResolve };
   const secrets = createSecretBox(stack.settings.secretsKey);
   const { connection, signingSecret } = await createConnection({ em: em(), secrets, outbound }, accountId, { provider: 'direct', label: 'bench' });
-  const definition = experienceDefinitionSchema.parse({
-    name: 'Welcome series',
-    trigger: { eventType: 'visit' },
-    entry: { reentry: 'never' },
-    goals: [{ id: 'bought', eventType: 'purchase', exit: true }],
-    start: 'wait',
-    nodes: [
-      { id: 'wait', type: 'wait', seconds: 30 * 86_400, next: 'done' },
-      { id: 'done', type: 'exit' },
-    ],
-  });
+  const definition = experienceDefinitionSchema.parse(waitingFlow('Welcome series'));
   const experience = await createExperience(em(), accountId, { definition });
   await publishExperience(em(), accountId, experience.id);
   await runBounded(runs, 8, async (index) => {
