@@ -1,5 +1,4 @@
 import { scheduleAbTest, updateAbTest, validateAbTest } from '../../src/domain/abtests/change-ab-test.ts';
-import { waitingFlow } from './waiting-flow.ts';
 import { createAbTest } from '../../src/domain/abtests/create-ab-test.ts';
 import { createApp } from '../../src/domain/apps/create-app.ts';
 import { createConnection } from '../../src/domain/connections/create-connection.ts';
@@ -16,6 +15,7 @@ import { sampleMessage } from '../../test/support/samples.ts';
 import { seedDevices } from './seed-devices.ts';
 import type { Stack } from './stack.ts';
 import { runBounded } from './stats.ts';
+import { waitingFlow } from './waiting-flow.ts';
 
 // The seeded account of `npm run bench:console` (issue 42, "Benchmark"): what each page shows, made through the
 // domain functions and fast paths the other benches use (devices inserted in bulk as bench/campaign.ts does, runs
