@@ -247,7 +247,9 @@ describe('campaign sends to FCM: local time and quiet hours', () => {
     expect(utc - tokyo).toBe(9 * 3_600_000);
     expect(honolulu - utc).toBe(10 * 3_600_000);
     expect(reached(tokens)).toEqual(new Set(tokensIn(0)));
-    expect(await temporal.client.workflow.getHandle<CampaignSendWorkflow>(campaignSendWorkflowId(message.id)).query<any>('state')).toMatchObject({
+    // The record is written by the group's last step; the run hears of it a moment later.
+    const runState = () => temporal.client.workflow.getHandle<CampaignSendWorkflow>(campaignSendWorkflowId(message.id)).query<any>('state');
+    await expect.poll(runState, { timeout: 10_000 }).toMatchObject({
       state: 'SENDING',
       groups: [{ state: 'expired' }, { state: 'sent' }, { state: 'waiting' }],
     });

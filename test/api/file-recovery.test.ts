@@ -41,8 +41,10 @@ describe('a file whose processing run could not be started', () => {
       // Started once: a second recovery finds nothing to do for it.
       await restartFileRuns({ ...deps, em: orm.em.fork() }, 30_000);
       expect((await settledFile(account, fileId)).status).toBe('ready');
-      const run = await client.workflow.getHandle(`file:${fileId}`).describe();
-      expect(run.status.name).toBe('COMPLETED');
+      // The file is marked ready by the run's last step, just before the run itself completes.
+      const handle = client.workflow.getHandle(`file:${fileId}`);
+      await handle.result();
+      expect((await handle.describe()).status.name).toBe('COMPLETED');
     } finally {
       await close();
       await orm.close();
