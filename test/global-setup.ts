@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import type { TestProject } from 'vitest/node';
 import { ensureConsoleBuilt } from '../src/dev/console-build.ts';
 import { startEmbeddedTemporal } from '../src/dev/embedded-temporal.ts';
@@ -44,6 +45,30 @@ declare module 'vitest' {
 
 const progress = (message: string) => process.stderr.write(`[test setup] ${message}\n`);
 
+/** Where the suite's service writes its errors when TEST_LOG_LEVEL is not set. */
+const errorLogPath = join('test-output', 'service-errors.log');
+
+/**
+ * The service's logger: TEST_LOG_LEVEL's level on stdout when set; else its errors only, to a file, so that a 500 a
+ * test met on a busy CI machine can be told afterwards (see reportUnexpectedErrors).
+ */
+async function suiteLogger() {
+  if (process.env.TEST_LOG_LEVEL) return createLogger(process.env.TEST_LOG_LEVEL, 'test');
+  await mkdir('test-output', { recursive: true });
+  await rm(errorLogPath, { force: true });
+  return createLogger('error', 'test', pino.destination({ dest: errorLogPath, sync: true }));
+}
+
+/** Prints each request the suite's API answered 500 (an unhandled error), with its stack: each is a bug to fix. */
+async function reportUnexpectedErrors() {
+  const lines = await readFile(errorLogPath, 'utf8').catch(() => '');
+  const unhandled = lines
+    .split('\n')
+    .filter((line) => line.includes('"unhandled error"'))
+    .map((line) => JSON.parse(line) as { requestId?: string; err?: { stack?: string } });
+  for (const entry of unhandled) progress(`the API answered 500 to request ${entry.requestId}: ${entry.err?.stack ?? 'no stack'}`);
+}
+
 /** RECORDING_MAX_BYTES of the suite's service: 12 MiB, room for a 60 s 48 kHz stereo WAV (11 MiB). */
 const recordingMaxBytes = 12 * 1024 * 1024;
 
@@ -52,14 +77,14 @@ const recordingMaxBytes = 12 * 1024 * 1024;
  * workflow bundle, and the service itself (API and worker). Tests drive the API over HTTP.
  */
 export default async function setup(project: TestProject) {
-  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
+  const logger = await suiteLogger();
   installTemporalRuntime(logger);
   const namespace = 'default';
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
   const adminToken = `adm_test_${randomBytes(24).toString('hex')}`;
   const secretsKey = generateSecretsKey();
   const scratch = await mkdtemp(join(tmpdir(), 'rp-test-'));
-  const cleanups: Array<() => Promise<unknown>> = [() => rm(scratch, { recursive: true, force: true })];
+  const cleanups: Array<() => Promise<unknown>> = [() => rm(scratch, { recursive: true, force: true }), reportUnexpectedErrors];
   const teardown = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => progress(`cleanup: ${String(error)}`));
   };
