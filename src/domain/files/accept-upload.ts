@@ -58,7 +58,7 @@ export async function acceptUpload(deps: FileDeps, upload: Upload): Promise<Reco
     const { head, ended } = await readHead(upload.body, headBytes);
     rejection = await rejectionOfHead(head, ended, upload.declaredType);
     // A refused body is read to its end (under the cap) and kept nowhere, so that the answer goes out on its connection.
-    const body = withHead(head, upload.body);
+    const body = withHead(head, upload.body, ended);
     measured = rejection
       ? await discardMetered(body, { maxBytes })
       : await files.storage.write(keys.original, body, { maxBytes, contentType: 'application/octet-stream' });

@@ -1,4 +1,4 @@
-import { finished, PassThrough, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 /**
  * The first `bytes` or more of `body` (all of it when it ends sooner: `ended`), read without reading much further:
@@ -35,15 +35,13 @@ export function readHead(body: Readable, bytes: number): Promise<{ head: Buffer;
 }
 
 /**
- * The whole body again, its head first, as one stream: for a body whose first bytes were read to look at them. An
- * error or early close of `body` fails the stream; once `body` has ended (the head may be all of it), the stream ends.
+ * The whole body again, its head first: `body` itself with the head put back at its front, so that the bytes pass
+ * through no extra stream on their way to storage. A body that has ended (the head is all of it, seen by readHead or
+ * since) cannot take it back, and is replaced by one of the head alone. The caller reads it as `body`, watching it for
+ * errors and early closes.
  */
-export function withHead(head: Buffer, body: Readable): Readable {
-  const whole = new PassThrough();
-  whole.write(head);
-  finished(body, { writable: false }, (error) => {
-    if (error) whole.destroy(error);
-  });
-  body.pipe(whole);
-  return whole;
+export function withHead(head: Buffer, body: Readable, ended: boolean): Readable {
+  if (ended || body.readableEnded) return Readable.from([head], { objectMode: false });
+  body.unshift(head);
+  return body;
 }
