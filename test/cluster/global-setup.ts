@@ -41,6 +41,8 @@ export default async function setup(project: TestProject) {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'cluster');
   const scratch = await mkdtemp(join(tmpdir(), 'rp-cluster-'));
   const figuresFile = join(scratch, 'figures.json');
+  // The processes' logs of the last run only (test/cluster/processes.ts).
+  await rm(join('test-output', 'cluster'), { recursive: true, force: true });
   const cleanups: Array<() => Promise<unknown>> = [() => rm(scratch, { recursive: true, force: true }), () => printFigures(figuresFile)];
   const teardown = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => progress(`cleanup: ${String(error)}`));

@@ -69,15 +69,28 @@ export async function postEvents(apis: ApiPair, connection: ConnectionFixture, e
  */
 export async function jobToAccepted(account: TestAccount, apis: ApiPair, index: number): Promise<string> {
   const job = await newJob(account);
-  const token = account.apiKey;
-  await apis.send(index, async (baseUrl) => ok(await call('POST', `/job/executeJob?id=${job.id}`, { token, baseUrl })));
+  await jobStep(account, apis, index, `/job/executeJob?id=${job.id}`, job.id, 'ASSIGNED');
   const uploaded = ok(await apis.send(index, (baseUrl) => uploadFile(account, shortTake(), { baseUrl })), 202);
   const file = await settledFile(account, uploaded.fileId, { timeoutMs: 120_000 });
   if (file.status !== 'ready') throw new Error(`the take of job ${job.id} was ${file.status}: ${file.reason}`);
-  const take = ok(await call('POST', `/job/recording?id=${job.id}`, { token, body: { fileId: file.fileId } }), 201);
-  await apis.send(index, async (baseUrl) => ok(await call('POST', `/richPush/select?file_id=${take.fileId}`, { token, baseUrl })));
-  await apis.send(index, async (baseUrl) => ok(await call('POST', `/job/accept?id=${job.id}`, { token, baseUrl })));
+  const take = ok(await call('POST', `/job/recording?id=${job.id}`, { token: account.apiKey, body: { fileId: file.fileId } }), 201);
+  await jobStep(account, apis, index, `/richPush/select?file_id=${take.fileId}`, job.id, 'SELECTED');
+  await jobStep(account, apis, index, `/job/accept?id=${job.id}`, job.id, 'ACCEPTED');
   return job.id;
+}
+
+/**
+ * One step of a job through the pair. When the API it went to was killed after applying the step but before
+ * answering, the retry on the other is refused (409 invalid_state: the job has moved on), and the job is found in the
+ * state the step leads to; any other answer fails.
+ */
+async function jobStep(account: TestAccount, apis: ApiPair, index: number, path: string, jobId: string, leadsTo: string): Promise<void> {
+  const token = account.apiKey;
+  await apis.send(index, async (baseUrl) => {
+    const answer = await call('POST', path, { token, baseUrl });
+    if (answer.status === 409 && ok(await call('GET', `/job/get?id=${jobId}`, { token, baseUrl })).status === leadsTo) return;
+    ok(answer);
+  });
 }
 
 /** GET /readyz every 100 ms until stopped: the longest time between two 200s, and the answers that were not 200. */

@@ -13,7 +13,7 @@ import { until } from '../support/wait.ts';
 import { newEndpoint, type EndpointFixture } from '../support/webhooks.ts';
 import { processedEvents, pushFigures, webhookRepeats } from './figures.ts';
 import { ApiPair, jobToAccepted, pollReadyz, postEvents } from './load.ts';
-import { clusterApi, clusterWorker, migrate, signalAndWait } from './processes.ts';
+import { clusterApi, clusterWorker, migrate, signalAndWait, unlessCrashed } from './processes.ts';
 
 // The service as a deployment runs it, on one machine: two API processes and three workers (two bulk, one
 // interactive) behind a PgBouncer in transaction mode, loaded through both APIs at once while one bulk worker and
@@ -65,10 +65,10 @@ async function startCluster(): Promise<Cluster> {
   const caFile = await serviceAccount.writeVariant('local-ca.pem', inject('receiverCert'));
   const pushEnv = { PUSH_PROVIDER: 'fcm', FCM_SERVICE_ACCOUNT_FILE: serviceAccount.file, FCM_BASE_URL: fake.baseUrl, NODE_EXTRA_CA_CERTS: caFile };
   // The APIs side by side, then one worker at a time: five processes starting at once on 2 cores take longer together.
-  const [apiA, apiB] = await Promise.all([clusterApi(caFile, Number(new URL(inject('apiUrl')).port)), clusterApi(caFile)].map(kept));
-  const interactive = await kept(clusterWorker('interactive', pushEnv));
-  const bulk1 = await kept(clusterWorker('bulk', pushEnv));
-  const bulk2 = await kept(clusterWorker('bulk', pushEnv));
+  const [apiA, apiB] = await Promise.all([clusterApi(caFile, progress, Number(new URL(inject('apiUrl')).port)), clusterApi(caFile, progress)].map(kept));
+  const interactive = await kept(clusterWorker('interactive', pushEnv, progress));
+  const bulk1 = await kept(clusterWorker('bulk', pushEnv, progress));
+  const bulk2 = await kept(clusterWorker('bulk', pushEnv, progress));
   progress('two APIs and three workers running');
   return { apiA: apiA!, apiB: apiB!, workers: { interactive, bulk1, bulk2 }, pushEnv };
 }
@@ -109,7 +109,7 @@ async function workerFaults(): Promise<void> {
   await fake.waitForAccepted(devices / 5, settleMs);
   await signalAndWait(cluster.workers.bulk1, 'SIGKILL');
   progress(`bulk worker 1 killed (SIGKILL) at ${fake.accepted()} pushes`);
-  await kept(clusterWorker('bulk', cluster.pushEnv));
+  await kept(clusterWorker('bulk', cluster.pushEnv, progress));
   progress('bulk worker 3 started');
   await signalAndWait(cluster.workers.bulk2, 'SIGTERM');
   progress(`bulk worker 2 drained (SIGTERM) at ${fake.accepted()} pushes`);
@@ -140,6 +140,32 @@ async function runLoad(apis: ApiPair) {
   return { accepted: signups + opened, signups, jobIds };
 }
 
+/**
+ * What the open runs wait for (their pending activities and workflow task, with attempts and last failures), said on
+ * stderr when the test gives up waiting: the histories are gone with the dev server once the run ends.
+ */
+async function reportOpenRuns(): Promise<void> {
+  const { client, close } = await temporalClient();
+  try {
+    let shown = 0;
+    for await (const run of client.workflow.list({ query: 'ExecutionStatus = "Running"' })) {
+      if (++shown > 10) break;
+      const { raw } = await client.workflow.getHandle(run.workflowId, run.runId).describe();
+      const activities = (raw.pendingActivities ?? []).map((activity) => ({
+        type: activity.activityType?.name,
+        state: activity.state,
+        attempt: activity.attempt,
+        lastFailure: activity.lastFailure?.message,
+        lastWorker: activity.lastWorkerIdentity,
+      }));
+      const task = raw.pendingWorkflowTask && { state: raw.pendingWorkflowTask.state, attempt: raw.pendingWorkflowTask.attempt };
+      progress(`open run ${run.type}:${run.workflowId} (history ${run.historyLength}): ${JSON.stringify({ activities, task })}`);
+    }
+  } finally {
+    await close();
+  }
+}
+
 async function openRuns(): Promise<string[]> {
   const { client, close } = await temporalClient();
   try {
@@ -163,11 +189,21 @@ describe('the service as many processes behind PgBouncer', () => {
     const readyz = pollReadyz(cluster.apiA.url);
     const apis = new ApiPair(cluster.apiA.url, cluster.apiB.url);
     const { account, endpoint, messageId } = workload;
-    const load = await runLoad(apis);
+    // A process that dies on its own fails the test at once (the rest would wait for work nobody does).
+    const load = await unlessCrashed(runLoad(apis));
     progress(`load sent: ${load.accepted} events accepted, ${load.jobIds.length} jobs accepted`);
-    const send = await waitForSend(account, messageId, (state) => state.state === 'SENT', settleMs);
-    await until('a webhook for every accepted event', () => webhookIds().size >= load.accepted, { timeoutMs: settleMs, intervalMs: 200 });
-    const stillOpen = await until('no run left open', openRuns, (open) => open.length === 0, { timeoutMs: settleMs, intervalMs: 1_000 }).catch(() => openRuns());
+    const settled = unlessCrashed(
+      (async () => {
+        const sent = await waitForSend(account, messageId, (state) => state.state === 'SENT', settleMs);
+        await until('a webhook for every accepted event', () => webhookIds().size >= load.accepted, { timeoutMs: settleMs, intervalMs: 200 });
+        return sent;
+      })(),
+    );
+    const send = await settled.catch(async (error: unknown) => {
+      await reportOpenRuns();
+      throw error;
+    });
+    const stillOpen = await unlessCrashed(until('no run left open', openRuns, (open) => open.length === 0, { timeoutMs: settleMs, intervalMs: 1_000 }).catch(() => openRuns()));
     const gap = await readyz.stop();
 
     const processed = await processedEvents(account.accountId);

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 import { nodeFlagsOf } from '../../src/main/node-flags.ts';
 import { startApiProcess, startWorkerProcess } from '../support/instances.ts';
@@ -38,21 +40,63 @@ export function migrate(): Promise<MigrateOutcome> {
   });
 }
 
+/** Each process's output (its log lines at LOG_LEVEL info) goes to a file of its own here, to read after a run. */
+const logFolder = join('test-output', 'cluster');
+let started = 0;
+
+/** The log file of the next process named `name`, in a folder emptied by the cluster's set-up. */
+function logPathFor(name: string): string {
+  mkdirSync(logFolder, { recursive: true });
+  return join(logFolder, `${String(++started).padStart(2, '0')}-${name}.log`);
+}
+
+/** The processes the test stopped itself: any other exit is a crash, said at once with the end of its log. */
+const stopping = new WeakSet<ChildProcess>();
+let crashed: (error: Error) => void = () => {};
+/** Rejects when the first process exits on its own, so that the test fails then rather than at its timeout. */
+const firstCrash = new Promise<never>((_, reject) => (crashed = reject));
+firstCrash.catch(() => {});
+
+/** `work`, or the first crash of a process if that comes sooner. */
+export function unlessCrashed<T>(work: Promise<T>): Promise<T> {
+  return Promise.race([work, firstCrash]);
+}
+
+/**
+ * Says on stderr when `child` exits without the test having stopped it (its exit code or signal and its log's last
+ * lines): a process that died on its own leaves the rest of the cluster waiting for work nobody does.
+ */
+function reportCrash(child: ChildProcess, name: string, logPath: string, progress: (message: string) => void): void {
+  child.once('exit', (code, signal) => {
+    if (stopping.has(child)) return;
+    const tail = readFileSync(logPath, 'utf8').split('\n').slice(-30).join('\n');
+    progress(`${name} (pid ${child.pid}) exited on its own (code ${code}, signal ${signal}); the end of ${logPath}:\n${tail}`);
+    crashed(new Error(`${name} exited on its own (code ${code}, signal ${signal}): see ${logPath}`));
+  });
+}
+
 /** The cluster's worker settings: its push path (a fake FCM), the receivers' CA, and the direct URLs. */
-export function clusterWorker(role: WorkerRole, pushEnv: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  return startWorkerProcess(inject('taskQueue'), { ...pushEnv, ...directSettings(), WORKER_ROLE: role }, startTimeout);
+export async function clusterWorker(role: WorkerRole, pushEnv: NodeJS.ProcessEnv, progress: (message: string) => void): Promise<ChildProcess> {
+  const logPath = logPathFor(`worker-${role}`);
+  const child = await startWorkerProcess(inject('taskQueue'), { ...pushEnv, ...directSettings(), WORKER_ROLE: role }, { ...startTimeout, logPath });
+  reportCrash(child, `the ${role} worker`, logPath, progress);
+  return child;
 }
 
 /** An API process; `port` for the one whose address the helpers call by default (`apiUrl`). */
-export function clusterApi(caFile: string, port?: number): Promise<{ child: ChildProcess; url: string }> {
+export async function clusterApi(caFile: string, progress: (message: string) => void, port?: number): Promise<{ child: ChildProcess; url: string }> {
   const fixed = port === undefined ? {} : { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` };
   // The ingest limit far above the load: the test counts what the processes lose, not what the limit refuses.
   const ingestLimit = { INGEST_RATE_LIMIT_PER_SECOND: '10000', INGEST_RATE_LIMIT_BURST: '10000' };
-  return startApiProcess(inject('taskQueue'), { NODE_EXTRA_CA_CERTS: caFile, ...directSettings(), ...ingestLimit, ...fixed }, startTimeout);
+  const logPath = logPathFor('api');
+  const api = await startApiProcess(inject('taskQueue'), { NODE_EXTRA_CA_CERTS: caFile, ...directSettings(), ...ingestLimit, ...fixed }, { ...startTimeout, logPath });
+  reportCrash(api.child, `the API at ${api.url}`, logPath, progress);
+  return api;
 }
 
 /** Sends `signal` and resolves once the process is gone (at once when it already is). */
 export async function signalAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  stopping.add(child);
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill(signal);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { weightedLaunchScript } from '../../src/dev/detached-launch.ts';
 import { launchEnvironmentOf, nodeFlagsOf } from '../../src/main/node-flags.ts';
 
@@ -11,7 +12,8 @@ export interface StartedEntryPoint {
 /**
  * Runs a service entry point (`src/main/*.ts`) as a child process, as production runs it (its node flags too), and resolves with its first
  * log line whose `msg` is `ready` (so its LOG_LEVEL must let that line through). Until then its output is kept, to
- * say why it did not start; after, stdout is drained and dropped and stderr goes to this process's stderr.
+ * say why it did not start; after, stdout is drained and dropped and stderr goes to this process's stderr, or both go
+ * to `logPath` (from the start) when given, to read after a process died.
  * `niceness` starts it under `nice`, so that every thread it makes (libuv, V8, the Temporal SDK's core) runs at that
  * CPU priority, in a session of its own whose scheduling group has the same niceness. Used by the tests (test/support/instances.ts) and the benches (bench/support/stack.ts).
  */
@@ -19,7 +21,7 @@ export async function startEntryPoint(
   script: string,
   env: NodeJS.ProcessEnv,
   ready: string,
-  options: { niceness?: number | undefined; timeoutMs?: number } = {},
+  options: { niceness?: number | undefined; timeoutMs?: number; logPath?: string } = {},
 ): Promise<StartedEntryPoint> {
   const niceness = options.niceness ?? 0;
   // Launched as production launches it; a caller's own values win, so that a bench can try others.
@@ -60,7 +62,14 @@ export async function startEntryPoint(
     for (const listener of [keep, lookForReady]) child.stdout.off('data', listener);
     child.stderr.off('data', keep);
     child.off('exit', onExit);
-    child.stdout.resume();
-    child.stderr.pipe(process.stderr, { end: false });
+    if (options.logPath) {
+      const log = createWriteStream(options.logPath, { flags: 'a' });
+      log.write(output);
+      child.stdout.pipe(log, { end: false });
+      child.stderr.pipe(log, { end: false });
+    } else {
+      child.stdout.resume();
+      child.stderr.pipe(process.stderr, { end: false });
+    }
   }
 }

@@ -79,11 +79,14 @@ const serviceEnv = (taskQueue: string): NodeJS.ProcessEnv => ({
   RECORDING_MAX_BYTES: String(inject('recordingMaxBytes')),
 });
 
+/** How long a process may take to start, and where its output goes (startEntryPoint). */
+type EntryPointOptions = { timeoutMs?: number; logPath?: string };
+
 /**
  * `npm run worker` as production runs it, as a child process on `taskQueue`, resolved once it logs that it runs.
  * `env` adds settings, e.g. NODE_EXTRA_CA_CERTS to trust a test receiver; `options.timeoutMs`, how long it may take to start.
  */
-export async function startWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}, options: { timeoutMs?: number } = {}): Promise<ChildProcess> {
+export async function startWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}, options: EntryPointOptions = {}): Promise<ChildProcess> {
   return (await startEntryPoint('src/main/worker.ts', { ...serviceEnv(taskQueue), ...env }, 'worker running', options)).child;
 }
 
@@ -91,7 +94,7 @@ export async function startWorkerProcess(taskQueue: string, env: NodeJS.ProcessE
  * `npm run api` as production runs it, as a child process on a free port and `taskQueue`, resolved with its URL once
  * it listens. `env` adds settings.
  */
-export async function startApiProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}, options: { timeoutMs?: number } = {}): Promise<{ child: ChildProcess; url: string }> {
+export async function startApiProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}, options: EntryPointOptions = {}): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const { child, line } = await startEntryPoint(
     'src/main/api.ts',
