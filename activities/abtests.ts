@@ -4,13 +4,15 @@ import type { AbTestArm } from '../src/persistence/entities/ab-test-member.ts';
 import { engineDeps, throwRetry } from './send-engine.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withDomainFailures } from './domain-failures.ts';
+import { whileHeartbeating } from './heartbeat.ts';
 
 /** An A/B test run's I/O: the audience snapshot, the sends, the results and the test's state. */
 export function createAbTestActivities({ orm, temporal, delivery, push }: ActivityDeps) {
   const publishDeps = () => ({ em: orm.em.fork(), temporal, delivery });
   return {
+    // The test run's own steps heartbeat while they run (workflows/ab-test.ts).
     beginAbTest(input: { testId: string }) {
-      return withDomainFailures(() => beginAbTest(publishDeps(), input.testId));
+      return whileHeartbeating(() => withDomainFailures(() => beginAbTest(publishDeps(), input.testId)));
     },
     /** A whole arm in one activity: each page done is heartbeated, and a retry resumes after the last one. */
     async sendAbTestArm(input: { testId: string; arm: AbTestArm }): Promise<{ sent: number; failed: number }> {
@@ -20,16 +22,16 @@ export function createAbTestActivities({ orm, temporal, delivery, push }: Activi
       return { sent: outcome.sent, failed: outcome.failed };
     },
     readAbTestResults(input: { testId: string }) {
-      return readAbTestResults(orm.em.fork(), input.testId);
+      return whileHeartbeating(() => readAbTestResults(orm.em.fork(), input.testId));
     },
     decideAbTest(input: { testId: string }) {
-      return decideAbTest(orm.em.fork(), input.testId);
+      return whileHeartbeating(() => decideAbTest(orm.em.fork(), input.testId));
     },
     completeAbTest(input: { testId: string }) {
-      return withDomainFailures(() => completeAbTest(publishDeps(), input.testId));
+      return whileHeartbeating(() => withDomainFailures(() => completeAbTest(publishDeps(), input.testId)));
     },
     endAbTest(input: { testId: string; state: 'CANCELLED' | 'FAILED'; reason: string }) {
-      return endAbTest(orm.em.fork(), input);
+      return whileHeartbeating(() => endAbTest(orm.em.fork(), input));
     },
   };
 }

@@ -11,17 +11,19 @@ import { loadPushContent } from '../src/domain/sends/push-content.ts';
 import { wholeRange } from '../src/domain/sends/send-scope.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withDomainFailures } from './domain-failures.ts';
+import { whileHeartbeating } from './heartbeat.ts';
 import { engineDeps, throwRetry } from './send-engine.ts';
 
 /** A campaign send run's I/O (workflows/campaign-send.ts) and a test send's (workflows/push-test.ts). */
 export function createCampaignActivities({ orm, temporal, delivery, push }: ActivityDeps) {
   const publishDeps = () => ({ em: orm.em.fork(), temporal, delivery });
   return {
+    // The send run's own steps heartbeat while they run (workflows/campaign-send-activities.ts).
     readCampaignMessage(input: { notificationId: string }) {
-      return readCampaignMessage(orm.em.fork(), input.notificationId);
+      return whileHeartbeating(() => readCampaignMessage(orm.em.fork(), input.notificationId));
     },
     beginCampaignSend(input: { notificationId: string; filterId: string; playTime: number }) {
-      return withDomainFailures(() => beginCampaignSend(publishDeps(), input));
+      return whileHeartbeating(() => withDomainFailures(() => beginCampaignSend(publishDeps(), input)));
     },
     /**
      * One shard in one activity: each wave heartbeats, and a retry goes on from the shard's own cursor. Answers when
@@ -41,10 +43,10 @@ export function createCampaignActivities({ orm, temporal, delivery, push }: Acti
       return { nextHeld: outcome.nextDue };
     },
     readCampaignCounts(input: { notificationId: string }) {
-      return countCampaign(orm.em.fork(), input.notificationId);
+      return whileHeartbeating(() => countCampaign(orm.em.fork(), input.notificationId));
     },
     finishCampaignSend(input: { notificationId: string } & CampaignEnd) {
-      return finishCampaignSend(publishDeps(), input);
+      return whileHeartbeating(() => finishCampaignSend(publishDeps(), input));
     },
     async sendTestPushes(input: { notificationId: string; sendIds: string[] }) {
       const { deps, resumeAfter } = engineDeps({ orm, push });

@@ -48,7 +48,7 @@ export function createIngestActivities(deps: ActivityDeps) {
       return processed;
     },
     async failInboundEvents(input: { eventIds: string[]; reason: string }): Promise<void> {
-      await failInboundEvents(orm.em.fork(), input.eventIds, input.reason);
+      await whileHeartbeating(() => failInboundEvents(orm.em.fork(), input.eventIds, input.reason));
       for (const _ of input.eventIds) metrics.eventProcessed('FAILED');
     },
   };

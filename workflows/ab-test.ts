@@ -19,8 +19,10 @@ import { winnerMetricLabel } from '../src/sandbox-safe/winner-metric.ts';
 import { abTestState, cancelAbTest, scheduleAbTest, withdrawAbTest, type AbTestInput, type AbTestRunState, type AbTestState } from './ab-test.contract.ts';
 import { failureReason } from './failure-reason.ts';
 
+// They heartbeat while they run: a worker that dies mid-step is seen within 10 s, not at the 2 minutes.
 const { beginAbTest, readAbTestResults, decideAbTest, completeAbTest, endAbTest } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { maximumInterval: '1 minute' },
 });
 // One activity sends a whole arm page by page; the heartbeat carries the last page done, so a retry resumes there.

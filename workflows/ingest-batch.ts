@@ -11,7 +11,7 @@ import type { IngestState } from './ingest-event.contract.ts';
  */
 const retry = { maximumInterval: '1 minute', maximumAttempts: 20 };
 const { processInboundEvents } = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '10 seconds', retry });
-const { failInboundEvents } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry });
+const { failInboundEvents } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '10 seconds', retry });
 
 /** Packs whole person groups, in order, into chunks of at most `size` events (a larger group is a chunk alone). */
 function chunksOf(groups: string[][], size: number): string[][] {
