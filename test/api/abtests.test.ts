@@ -146,7 +146,10 @@ describe('A/B tests', () => {
     // The run's details in the Temporal UI say what decided it, and each arm's clicks and conversions.
     const temporal = await temporalClient();
     try {
-      const { currentDetails } = await temporal.client.workflow.getHandle(`abtest:${created.id}`).query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      // The test reads COMPLETED once the run's last step has written it, a moment before the run shows it and ends.
+      const run = temporal.client.workflow.getHandle(`abtest:${created.id}`);
+      await run.result();
+      const { currentDetails } = await run.query<{ currentDetails: string }>('__temporal_workflow_metadata');
       expect(currentDetails).toContain('**COMPLETED** · winner B by conversion rate');
       expect(currentDetails).toContain('decided by conversion rate · A: 2 of 3 sent clicked, 0 converted · B: 0 of 3 sent clicked, 2 converted');
     } finally {

@@ -10,7 +10,7 @@ import { localStorageRoot } from '../../src/service/compose.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { encodeWith, sineWav, wavHeader } from '../support/audio.ts';
 import { query } from '../support/db.ts';
-import { accountUpload, fileRow, readyFile, settledFile, shortTake, streamUpload, uploadFile } from '../support/files.ts';
+import { accountUpload, fileRow, readyFile, settledFile, shortTake, streamUpload, uploadFile, uploadPastItsAnswer } from '../support/files.ts';
 import { expectError, ok } from '../support/http-assertions.ts';
 import { startApiInstance, suiteFileSettings } from '../support/instances.ts';
 
@@ -217,6 +217,16 @@ describe('POST /file/upload: a body over RECORDING_MAX_BYTES', () => {
     expect(answer.status).toBe(413);
     expect(answer.body.error.code).toBe('too_large');
     expect(answer.sentBeforeAnswer).toBeLessThan(8 * 1024 * 1024);
+    expect(await fileRows(account)).toEqual([]);
+  });
+
+  it('closes the connection in stages: a client still sending after the 413 is read to its end, not reset', { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    const megabyte = 1024 * 1024;
+    const { answer, error } = await uploadPastItsAnswer(accountUpload(account), { announced: sixtyMegabytes, before: megabyte, after: 4 * megabyte });
+    expect(error).toBeUndefined();
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('"code":"too_large"');
     expect(await fileRows(account)).toEqual([]);
   });
 });

@@ -157,7 +157,8 @@ describe('an ingest run seen from Temporal', () => {
       EntityId: batchId,
     });
     expect(await description.staticSummary()).toMatch(/^\d+ inbound event\(s\) of \d+ person\(s\)$/);
-    expect(await handle.query(ingestBatchEventState, accepted.eventId)).toEqual({ status: 'PROCESSED', visitorId: processed.visitorId, reason: expect.any(String) });
+    // The event is marked PROCESSED by the run's step; the run hears of it a moment later.
+    await expect.poll(() => handle.query(ingestBatchEventState, accepted.eventId), { timeout: 10_000 }).toEqual({ status: 'PROCESSED', visitorId: processed.visitorId, reason: expect.any(String) });
     expect(await handle.query(ingestBatchEventState, 'iev_not-in-this-batch')).toBeNull();
 
     // Operators find the batch by its attributes.

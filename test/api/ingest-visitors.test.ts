@@ -132,7 +132,8 @@ describe('held events', () => {
     const bystanderRun = client.workflow.getHandle(ingestWorkflowId(holding.connectionId, bystander.messageId));
     const signals = (await bystanderRun.fetchHistory()).events?.filter((event) => event.workflowExecutionSignaledEventAttributes != null);
     expect(signals).toEqual([]);
-    expect(await bystanderRun.query(ingestState)).toMatchObject({ status: 'HELD' });
+    // The row says HELD once the run's step has written it; the run hears of it a moment later.
+    await expect.poll(() => bystanderRun.query(ingestState), { timeout: 10_000 }).toMatchObject({ status: 'HELD' });
     expect((await eventsOf(account)).find((event) => event.messageId === bystander.messageId).status).toBe('HELD');
   });
 

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import type { Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newAccount, sampleMessage, type TestAccount } from '../support/api.ts';
 import { controlsOutOfTabOrder, openConsoleBrowser, unlabelledControls, type ConsoleBrowser, type ConsolePage } from '../support/console-browser.ts';
@@ -160,6 +161,29 @@ async function attackerServer(html: string): Promise<{ url: string; server: Serv
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, server };
 }
 
+/**
+ * Opens the attacker's page, whose script posts its form to `target` as soon as it loads, and answers the API's
+ * response to that post once the post's navigation is over. That navigation may commit after its response has
+ * arrived, and a `goto` started before would be interrupted by it. It ends on the answer's page, or, for a 204 (no
+ * page), cut off by the browser, the attacker's page left showing.
+ */
+async function postedFrom(page: Page, attackerUrl: string, target: string): Promise<Response> {
+  let ended!: () => void;
+  const navigationEnded = new Promise<void>((resolve) => (ended = resolve));
+  const onEnd = (request: Request) => void (request.isNavigationRequest() && request.url() === target && ended());
+  page.on('requestfinished', onEnd).on('requestfailed', onEnd);
+  try {
+    const answered = page.waitForResponse(target);
+    await page.goto(attackerUrl, { waitUntil: 'commit' });
+    const response = await answered;
+    await navigationEnded;
+    if (response.status() !== 204) await page.waitForURL(target);
+    return response;
+  } finally {
+    page.off('requestfinished', onEnd).off('requestfailed', onEnd);
+  }
+}
+
 describe('safety in the browser', () => {
   it('refuses a form another origin posts with the cookie (403 csrf_refused), and another site’s gets no cookie', async () => {
     const victim = await browser.signedInPage(account);
@@ -171,15 +195,12 @@ describe('safety in the browser', () => {
     ] as const) {
       const attacker = await attackerServer(form(action, body));
       try {
-        const answer = victim.page.waitForResponse(`${api}${action}`);
-        await victim.page.goto(attacker.url, { waitUntil: 'commit' });
-        const response = await answer;
+        const response = await postedFrom(victim.page, attacker.url, `${api}${action}`);
         expect(response.status(), action).toBe(403);
         expect((await response.json()).error.code).toBe('csrf_refused');
         // Another site (localhost is not 127.0.0.1's site): SameSite=Strict keeps the cookie home.
-        const crossSite = victim.page.waitForResponse(`${api}${action}`);
-        await victim.page.goto(attacker.url.replace('127.0.0.1', 'localhost'), { waitUntil: 'commit' });
-        expect((await (await crossSite).request().allHeaders()).cookie).toBeUndefined();
+        const crossSite = await postedFrom(victim.page, attacker.url.replace('127.0.0.1', 'localhost'), `${api}${action}`);
+        expect((await crossSite.request().allHeaders()).cookie).toBeUndefined();
       } finally {
         attacker.server.close();
       }

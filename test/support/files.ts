@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { inject } from 'vitest';
 import { call, type ApiResponse, type TestAccount } from './api.ts';
 import { sineWav, wavHeader } from './audio.ts';
@@ -123,5 +124,35 @@ export function streamUpload(target: UploadTarget, total: number, headers: Recor
       if (!answered) req.end();
     };
     pump();
+  });
+}
+
+/**
+ * An upload over a bare connection that announces `announced` bytes and sends `before` of them; once the server has
+ * closed its side (its whole answer is in), the client sends `after` bytes more and closes its own, as a client busy
+ * sending does before it reads the answer. Answers the answer as text, and the error the connection met, if any.
+ */
+export function uploadPastItsAnswer(target: UploadTarget, sizes: { announced: number; before: number; after: number }) {
+  const url = new URL(target.path, inject('apiUrl'));
+  const head = [
+    `POST ${url.pathname}${url.search} HTTP/1.1`,
+    `Host: ${url.host}`,
+    'Content-Type: audio/wav',
+    `Content-Length: ${sizes.announced}`,
+    ...Object.entries(target.headers).map(([name, value]) => `${name}: ${value}`),
+    '',
+    '',
+  ].join('\r\n');
+  return new Promise<{ answer: string; error: string | undefined }>((resolve) => {
+    let answer = '';
+    let error: string | undefined;
+    // Half open: the server's FIN leaves this side free to go on sending.
+    const socket = connect({ host: url.hostname, port: Number(url.port), allowHalfOpen: true });
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('end', () => socket.end(Buffer.alloc(sizes.after)));
+    socket.on('error', (failure: NodeJS.ErrnoException) => (error = failure.code ?? failure.message));
+    socket.on('close', () => resolve({ answer, error }));
+    socket.write(head);
+    socket.write(Buffer.concat([wavHeader({ sampleRate: 48_000, channels: 2, dataBytes: sizes.announced - 44 }), Buffer.alloc(sizes.before - 44)]));
   });
 }
