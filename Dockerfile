@@ -56,4 +56,4 @@ USER node
 EXPOSE 3000
 # The api as src/main/node-flags.ts launches it (docs/adr/0084-the-api-runs-with-a-small-young-generation.md).
 ENV MALLOC_ARENA_MAX=2
-CMD ["node", "--max-semi-space-size=8", "src/main/api.ts"]
+CMD ["node", "--max-semi-space-size=4", "src/main/api.ts"]

@@ -35,10 +35,11 @@ export const apiEntryPoint = 'src/main/api.ts';
 
 /**
  * The API's young generation, in MiB a semi-space (docs/adr/0084-the-api-runs-with-a-small-young-generation.md). An
- * upload streams through short-lived Buffers whose memory is freed only when a scavenge collects them; with V8's
- * default on a large machine (64 MiB a half) four uploads in flight left about 70 MiB of them resident, 8 MiB about 20.
+ * upload streams through short-lived Buffers whose memory is freed only when a scavenge collects them: V8's default
+ * on a large machine (64 MiB a half) let them pile up to its external-memory limit; 4 MiB a half collects them every
+ * few MB of upload.
  */
-export const apiSemiSpaceMiB = 8;
+export const apiSemiSpaceMiB = 4;
 
 export const apiNodeFlags = [`--max-semi-space-size=${apiSemiSpaceMiB}`] as const;
 
