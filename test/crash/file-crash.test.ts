@@ -36,7 +36,9 @@ afterAll(async () => {
 });
 
 describe('a recording being processed survives a worker crash', () => {
-  it('is processed again on the next worker: one delivery file, ready once', { timeout: 180_000 }, async () => {
+  // The test's time is the sum of its waits' (two worker starts, the lock, the heartbeat, the settle): on a loaded
+  // machine a slow step then fails on its own wait, saying which, rather than on the test's.
+  it('is processed again on the next worker: one delivery file, ready once', { timeout: 360_000 }, async () => {
     const taskQueue = `file-crash-${randomUUID()}`;
     const [firstWorker, instance] = await Promise.all([startWorkerProcess(taskQueue).then(track), startApiInstance({ taskQueue })]);
     api = instance;
