@@ -78,15 +78,20 @@ export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnviro
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
   try {
     // The test server knows no custom search attributes until told (the job workflow upserts JobStatus).
-    await env.connection.operatorService.addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(searchAttributes.map((key) => [key.name, indexedValueType(key.type)])),
-    });
+    await registerSearchAttributes(env.connection, env.namespace ?? 'default', searchAttributes);
     return env;
   } catch (error) {
     await env.teardown();
     throw error;
   }
+}
+
+/** Registers these search attributes (the service's, or some of them) on a namespace. */
+export async function registerSearchAttributes(connection: Connection, namespace: string, keys: ReadonlyArray<{ name: string; type: string }>): Promise<void> {
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(keys.map((key) => [key.name, indexedValueType(key.type)])),
+  });
 }
 
 /**
