@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { isGrpcServiceError, ServiceError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import { google } from '@temporalio/proto';
+// A CommonJS module whose names Node's ESM loader cannot see: only its default export imports.
+import protos from '@temporalio/proto';
 import { DomainError, type ErrorCode, type ErrorDetail } from '../domain/errors.ts';
 
 const businessCodes = new Set<ErrorCode>(['validation_failed', 'not_found', 'invalid_state', 'conflict', 'file_in_use', 'file_not_ready', 'file_rejected', 'too_many_takes']);
@@ -56,5 +57,5 @@ export function isAbortedByTaskFailure(error: unknown): boolean {
   if (!isGrpcServiceError(grpcError)) return false;
   const statusDetails = grpcError.metadata?.get('grpc-status-details-bin')?.[0];
   if (!(statusDetails instanceof Uint8Array)) return false;
-  return google.rpc.Status.decode(statusDetails).details.some((detail) => detail.type_url === workflowNotReadyType);
+  return protos.google.rpc.Status.decode(statusDetails).details.some((detail) => detail.type_url === workflowNotReadyType);
 }

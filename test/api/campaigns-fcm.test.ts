@@ -203,13 +203,14 @@ describe('campaign sends to FCM: a throttled send', () => {
     expect(path.fake.acceptedTokens()).toEqual(new Set(tokens));
 
     // The pushes of each wave one at a time, 91 ms apart, from the first second on: they arrived at the rate, within
-    // 5 %, and no second held more than its share of the rate and two pushes (12; waves going out at once put 20 in
-    // the first).
+    // 5 %, and no second held more than 13 (waves going out at once put 20 in the first). The sender may put 12 in a
+    // second (a gap is 91 ms, and a timer may fire a ms early); the fake, in this busy test process behind TLS, may
+    // stamp an arrival late enough to bunch it with the next, one more.
     const arrivals = sendsTo(path, tokens).map((send) => send.receivedAt).sort((a, b) => a - b);
     const measuredPerMinute = ((devices - 1) / (arrivals.at(-1)! - arrivals[0]!)) * 60_000;
     expect(Math.abs(measuredPerMinute / ratePerMinute - 1)).toBeLessThanOrEqual(0.05);
     const inSecondFrom = (start: number) => arrivals.filter((at) => at >= start && at < start + 1000).length;
-    expect(Math.max(...arrivals.map(inSecondFrom))).toBeLessThanOrEqual(ratePerMinute / 60 + 2);
+    expect(Math.max(...arrivals.map(inSecondFrom))).toBeLessThanOrEqual(ratePerMinute / 60 + 3);
   });
 });
 

@@ -53,6 +53,23 @@ describe('sendInSlots: a paced wave, one push per slot', () => {
     for (const gap of gapsOf(provider.batches)) expect(gap).toBeGreaterThanOrEqual(leastGapMs(33));
   });
 
+  it('counts the gap from when a batch has left: a hand-over that takes a while does not shorten the next gap', async () => {
+    const provider = recordingProvider();
+    const record = provider.sendBatch.bind(provider);
+    let slowOnce = true;
+    // The first hand-over spends 8 ms of the process before its request leaves (a busy process, a slow encode).
+    provider.sendBatch = (messages) => {
+      const leaveAt = performance.now() + (slowOnce ? 8 : 0);
+      slowOnce = false;
+      while (performance.now() < leaveAt);
+      return record(messages);
+    };
+    await sendInSlots(provider, messagesOf(2), [{ beganAt: performance.now(), slotMs: 33 }], newSlotCursor());
+
+    expect(provider.batches).toHaveLength(2);
+    for (const gap of gapsOf(provider.batches)) expect(gap).toBeGreaterThanOrEqual(leastGapMs(33));
+  });
+
   it('starts the next wave no sooner than the same gap after the last message of the one before', async () => {
     const provider = recordingProvider();
     const cursor = newSlotCursor();

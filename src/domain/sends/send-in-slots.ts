@@ -44,8 +44,13 @@ export async function sendInSlots(
   const answers: Array<Promise<PushResult[]>> = [];
   let batch: PushMessage[] = [];
   const handOver = () => {
-    if (batch.length) answers.push(push.sendBatch(batch, signal));
+    if (!batch.length) return;
+    answers.push(push.sendBatch(batch, signal));
     batch = [];
+    // Counted from the hand-over itself: a pause between a message joining its batch and the batch leaving (a busy
+    // process) must not shorten the gap to the next.
+    cursor.lastAt = Math.max(cursor.lastAt, performance.now() - lateToleranceMs);
+    dueAt = Math.max(dueAt, cursor.lastAt + gapMs);
   };
   for (const [index, message] of messages.entries()) {
     if (dueAt - performance.now() >= 1) {
