@@ -16,7 +16,8 @@ import { temporalClient } from '../support/temporal.ts';
 // Temporal UI, say) leaves its file rejected, not processing for ever.
 
 describe('a file whose processing run could not be started', () => {
-  it('is answered 202 all the same, and processed once the recovery starts its run', { timeout: 60_000 }, async () => {
+  // The sum of its waits (the API's start, the upload, the file's processing), so that a slow one fails on its own wait.
+  it('is answered 202 all the same, and processed once the recovery starts its run', { timeout: 180_000 }, async () => {
     const api = await startApiInstance({ temporalAddress: unreachable });
     const account = await newAccount();
     let fileId: string;

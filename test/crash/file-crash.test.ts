@@ -49,7 +49,9 @@ describe('a recording being processed survives a worker crash', () => {
     // worker is killed with the file checked and its delivery file stored, and the outcome not yet recorded. A retry
     // that ran from the start makes and stores the same delivery file at the same key again.
     const uploading = uploadFile(account, bytes, { baseUrl: api.url });
-    const fileId = await until('the file row', async () => (await query<{ id: string }>('select id from files where account_id = $1', [account.accountId]))[0]?.id);
+    // Once the API has noted the run's start on the row (its last write there), or the lock would hold the upload up.
+    const startedFile = 'select id from files where account_id = $1 and run_started_at is not null';
+    const fileId = await until('the file row, its run started', async () => (await query<{ id: string }>(startedFile, [account.accountId]))[0]?.id, { intervalMs: 20 });
     const lock = await holdInTransaction('select id from files where id = $1 for update', [fileId]);
     let processingFor: FileProgress | undefined;
     try {
