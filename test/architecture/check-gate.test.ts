@@ -1,28 +1,59 @@
 import { execFile } from 'node:child_process';
-import { appendFile, cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * `npm test` runs `npm run check` (the import rules, tsc, then type-aware ESLint) before the suite. These tests break
- * a scratch copy of the project on purpose and run the gate's three commands there, so a gate that stopped biting
- * would fail here. One copy holds every defect, and the three commands run side by side: each tool runs once.
+ * `npm test` runs `npm run check` (the import rules, tsc, then type-aware ESLint) before the suite. These tests run
+ * the gate's three commands, with the project's own configuration, on a scratch project that holds nothing but a
+ * few files with one defect each, so a gate that stopped biting would fail here. The project's own code is what the
+ * gate itself checks; here the tools read a handful of files, so they take seconds, side by side.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const workflow = 'workflows/self-test.ts';
 
-/**
- * The code and the gate's configuration (the import rules included); the rest of test/ and bench/ are left out
- * (bench/ empty), as the defects go into workflows/ and src/.
- */
-async function scratchCopy(): Promise<string> {
+/** The gate's configuration, copied as it is. */
+const configuration = ['package.json', 'tsconfig.json', 'eslint.config.js', 'console/tsconfig.json', 'test/architecture/dependency-rules.cjs'];
+
+/** Each file with its defect, at a path where the project's rules apply. */
+const defects: Record<string, string> = {
+  // A type error, and the classic silent bug that type-checks: an activity started and never awaited.
+  'workflows/gate-defects.ts': [
+    `import { proxyActivities } from '@temporalio/workflow';`,
+    ``,
+    `const { readClock } = proxyActivities<{ readClock(): Promise<number> }>({ startToCloseTimeout: '1 minute' });`,
+    ``,
+    `export async function gateDefects(): Promise<number> {`,
+    `  readClock();`,
+    `  return readClock();`,
+    `}`,
+    ``,
+    `export const deliberatelyWrong: number = 'not a number';`,
+  ].join('\n'),
+  // Both directions the import rules forbid: the domain reaching into the HTTP edge, and into the outbox relays.
+  'src/domain/deliveries/redeliver.ts': `import '../../http/body.ts';\nimport '../../outbox/relay-loop.ts';\n\nexport const redeliver = 1;`,
+  'src/http/body.ts': 'export const body = 1;',
+  'src/outbox/relay-loop.ts': 'export const relayLoop = 1;',
+  // In the console (the browser app): a hook called conditionally, which type-checks and breaks React's rules.
+  'console/src/components/use-document-title.ts': [
+    `import { useEffect } from 'react';`,
+    ``,
+    `export function useDeliberatelyConditional(on: boolean): void {`,
+    `  if (on) useEffect(() => undefined);`,
+    `}`,
+  ].join('\n'),
+};
+
+async function scratchProject(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'rp-gate-'));
-  for (const entry of ['package.json', 'tsconfig.json', 'eslint.config.js', 'src', 'workflows', 'activities', 'console', 'test/architecture/dependency-rules.cjs']) {
-    await cp(join(root, entry), join(dir, entry), { recursive: true });
+  for (const entry of configuration) await cp(join(root, entry), join(dir, entry));
+  for (const [path, source] of Object.entries(defects)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), `${source}\n`);
   }
-  await mkdir(join(dir, 'bench'));
+  // The folders the import rules are given.
+  for (const folder of ['activities', 'bench']) await mkdir(join(dir, folder), { recursive: true });
   await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
 }
@@ -42,20 +73,7 @@ let typecheck: Promise<{ code: number; output: string }>;
 let lint: Promise<{ code: number; output: string }>;
 
 beforeAll(async () => {
-  scratch = await scratchCopy();
-  // A type error, and the classic silent bug that type-checks: an activity started and never awaited.
-  await appendFile(join(scratch, workflow), `\nexport const deliberatelyWrong: number = 'not a number';\n`);
-  const source = await readFile(join(scratch, workflow), 'utf8');
-  const broken = source.replace('  const databaseNow = await readDatabaseClock();', '  readDatabaseClock();\n  const databaseNow = await readDatabaseClock();');
-  expect(broken).not.toBe(source);
-  await writeFile(join(scratch, workflow), broken);
-  // Both directions the import rules forbid: the domain reaching into the HTTP edge, and into the outbox relays.
-  await appendFile(join(scratch, 'src/domain/deliveries/redeliver.ts'), `\nimport '../../http/body.ts';\nimport '../../outbox/relay-loop.ts';\n`);
-  // In the console (the browser app): a hook called conditionally, which type-checks and breaks React's rules.
-  await appendFile(
-    join(scratch, 'console/src/components/use-document-title.ts'),
-    `\nexport function useDeliberatelyConditional(on: boolean): void {\n  if (on) useEffect(() => undefined);\n}\n`,
-  );
+  scratch = await scratchProject();
   importRules = runScript(scratch, 'lint:deps');
   typecheck = runScript(scratch, 'typecheck');
   lint = runScript(scratch, 'lint');
@@ -81,13 +99,13 @@ describe('the check gate (npm run check, run by npm test)', () => {
   it('fails on a type error in a workflow', async () => {
     const { code, output } = await typecheck;
     expect(code).not.toBe(0);
-    expect(output).toMatch(/workflows\/self-test\.ts\(\d+,\d+\): error TS2322/);
+    expect(output).toMatch(/workflows\/gate-defects\.ts\(\d+,\d+\): error TS2322/);
   });
 
   it('fails on a floating promise in a workflow, though it type-checks', async () => {
     const { code, output } = await lint;
     expect(code).not.toBe(0);
-    expect(output).toMatch(/self-test\.ts[\s\S]*@typescript-eslint\/no-floating-promises/);
+    expect(output).toMatch(/gate-defects\.ts[\s\S]*@typescript-eslint\/no-floating-promises/);
     // The type check reports the deliberate type error alone: the unawaited call type-checks.
     expect([...(await typecheck).output.matchAll(/error TS\d+/g)]).toHaveLength(1);
   });
