@@ -41,15 +41,14 @@ export default defineConfig({
         test: {
           name: 'service',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/fuzz/**', ...timingFiles],
+          // The fuzzer (test/fuzz/) is one of them: it works for minutes on a fixed number of examples, whatever the
+          // load, so it runs beside the others rather than after them, where its minutes would add to the run.
+          exclude: [...configDefaults.exclude, ...timingFiles],
           maxWorkers: filesAtATime,
           sequence: { groupOrder: 1 },
         },
       },
-      // The fuzzer works for minutes on a fixed number of examples, whatever the load: it runs beside the service's
-      // files (which wait on what they check, not on the clock), not after them, where it would add its minutes to
-      // the run. (With one worker, vitest runs group order 0 last, hence 1 and 2.)
-      { extends: true, test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], maxWorkers: 1, sequence: { groupOrder: 1 } } },
+      // (With one worker, vitest runs group order 0 last, hence 1 and 2.)
       { extends: true, test: { name: 'timing', include: timingFiles, maxWorkers: 1, sequence: { groupOrder: 2 } } },
     ],
   },
