@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { ExperienceDefinition } from '../../src/domain/experiences/definition-schema.ts';
+import type { ExperienceRunInput } from '../../workflows/experience-run.contract.ts';
 import type { ExperienceDefinitionInput } from '../../src/domain/experiences/definition-schema.ts';
 import { allPages, call, type TestAccount } from './api.ts';
 import { until } from './wait.ts';
@@ -68,5 +71,23 @@ export function sampleDefinition(ids: { connectionId?: string; endpointId?: stri
       { id: 'welcome2', type: 'webhook', endpointId: ids.endpointId ?? sampleEndpointId, result: { step: 'second' }, next: 'done' },
       { id: 'done', type: 'exit' },
     ],
+  };
+}
+
+/** A run's input for workflow tests: a fresh run of `definition` for a person, entered at `enteredAt`. */
+export function experienceRunInput(definition: ExperienceDefinition, enteredAt: number, extra: Partial<ExperienceRunInput> = {}): ExperienceRunInput {
+  return {
+    version: 1,
+    runId: `run_${randomUUID()}`,
+    accountId: randomUUID(),
+    experienceId: 'exp_test',
+    experienceName: 'Workflow test',
+    experienceVersion: 3,
+    definition,
+    visitorId: randomUUID(),
+    clientUserId: 'u_wf',
+    trigger: { eventId: 'iev_trigger', eventType: 'signup', occurredAt: new Date().toISOString() },
+    enteredAt,
+    ...extra,
   };
 }

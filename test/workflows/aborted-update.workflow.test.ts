@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.ts';
 import { RunStatus, searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
 import { isAbortedByTaskFailure, withUpdateErrors } from '../../src/temporal/update-errors.ts';
-import { cancelRun, experienceRunWorkflowType, runState, type ExperienceRunInput, type ExperienceRunWorkflow } from '../../workflows/experience-run.contract.ts';
+import { cancelRun, experienceRunWorkflowType, runState, type ExperienceRunWorkflow } from '../../workflows/experience-run.contract.ts';
 import { connectTestEnvironment, isWorkflowTaskFailure, registerSearchAttributes, waitForHistoryEvent } from '../support/temporal.ts';
+import { experienceRunInput } from '../support/experiences.ts';
 import { until } from '../support/wait.ts';
 
 /**
@@ -18,22 +19,24 @@ import { until } from '../support/wait.ts';
  * in which a cancelled run upserts RunStatus fails (BadSearchAttributes), until RunStatus is registered.
  */
 let env: TestWorkflowEnvironment;
-let client: Client;
-let namespace: string;
 beforeAll(async () => {
   env = await connectTestEnvironment();
-  namespace = `aborted-updates-${randomUUID()}`;
+}, 60_000);
+afterAll(async () => {
+  await env?.teardown();
+});
+
+/** A namespace of its own that knows every search attribute but RunStatus. */
+async function namespaceWithoutRunStatus(): Promise<string> {
+  const namespace = `aborted-updates-${randomUUID()}`;
   await env.connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
   await registerSearchAttributes(
     env.connection,
     namespace,
     searchAttributes.filter((key) => key.name !== RunStatus.name),
   );
-  client = new Client({ connection: env.connection, namespace });
-}, 60_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+  return namespace;
+}
 
 const noop = async () => undefined;
 const stubActivities = {
@@ -42,43 +45,36 @@ const stubActivities = {
   endExperienceRun: async () => ({ eventId: 'evt_end' }),
 };
 
-/** A run waiting a day on its first node, on a worker of this namespace, for `during`. */
-async function withWaitingRun(during: (handle: WorkflowHandle<ExperienceRunWorkflow>) => Promise<void>): Promise<void> {
+/** A run waiting a day on its first node, on a worker of a namespace without RunStatus, for `during`. */
+async function withWaitingRun(during: (handle: WorkflowHandle<ExperienceRunWorkflow>, namespace: string) => Promise<void>): Promise<void> {
+  const namespace = await namespaceWithoutRunStatus();
+  const client = new Client({ connection: env.connection, namespace });
   const taskQueue = `aborted-update-${randomUUID()}`;
   const worker = await until('a worker on the new namespace', () =>
     Worker.create({ connection: env.nativeConnection, namespace, taskQueue, workflowBundle: { codePath: inject('workflowBundlePath') }, activities: stubActivities }).catch(() => undefined),
   );
-  const runId = `run_${randomUUID()}`;
-  const input: ExperienceRunInput = {
-    version: 1,
-    runId,
-    accountId: randomUUID(),
-    experienceId: 'exp_test',
-    experienceName: 'Aborted update test',
-    experienceVersion: 1,
-    definition: {
+  const day = 24 * 3600;
+  const input = experienceRunInput(
+    {
       name: 'Aborted update test',
       trigger: { eventType: 'signup', conditions: null },
       entry: { reentry: 'never' },
       goals: [],
-      maxDurationSeconds: 30 * 24 * 3600,
+      maxDurationSeconds: 30 * day,
       start: 'wait1',
       nodes: [
-        { id: 'wait1', type: 'wait', seconds: 24 * 3600, next: 'done' },
+        { id: 'wait1', type: 'wait', seconds: day, next: 'done' },
         { id: 'done', type: 'exit' },
       ],
     },
-    visitorId: randomUUID(),
-    clientUserId: 'u_aborted',
-    trigger: { eventId: 'iev_trigger', eventType: 'signup', occurredAt: new Date().toISOString() },
-    enteredAt: Date.now(),
-  };
+    Date.now(),
+  );
   await worker.runUntil(async () => {
     // Started without search attributes: the start would set RunStatus, which this namespace does not know.
-    const handle = await client.workflow.start<ExperienceRunWorkflow>(experienceRunWorkflowType, { taskQueue, workflowId: `experience:exp_test:${runId}`, args: [input] });
+    const handle = await client.workflow.start<ExperienceRunWorkflow>(experienceRunWorkflowType, { taskQueue, workflowId: `experience:exp_test:${input.runId}`, args: [input] });
     await until('the run to wait on wait1', () => handle.query(runState), (state) => state.currentNodeId === 'wait1');
     try {
-      await during(handle);
+      await during(handle, namespace);
     } finally {
       await handle.terminate().catch(noop);
     }
@@ -88,7 +84,6 @@ async function withWaitingRun(during: (handle: WorkflowHandle<ExperienceRunWorkf
 const unhandled = () => Promise.reject(new Error('the run is gone'));
 
 describe('an update the server aborted with its workflow task', () => {
-  // Runs first: RunStatus is registered by the test after it, for good.
   it('is answered 503 service_unavailable, with Retry-After, when every try is aborted', { timeout: 60_000 }, async () => {
     await withWaitingRun(async (handle) => {
       let tries = 0;
@@ -105,7 +100,7 @@ describe('an update the server aborted with its workflow task', () => {
   });
 
   it('is sent again, and takes effect once the server takes the task', { timeout: 60_000 }, async () => {
-    await withWaitingRun(async (handle) => {
+    await withWaitingRun(async (handle, namespace) => {
       const failedTries: unknown[] = [];
       const cancelled = await withUpdateErrors(async () => {
         // The condition that failed the task clears before the second try, as a transient one would.

@@ -9,6 +9,7 @@ import type { EndRunInput } from '../../src/domain/experiences/run-steps.ts';
 import { cancelRun, runEvents, runState, type ExperienceRunInput, type ExperienceRunState, type ExperienceRunWorkflow } from '../../workflows/experience-run.contract.ts';
 import { startExperienceRun } from '../../src/temporal/starters/experience-run.ts';
 import { connectTestEnvironment, isWorkflowTaskFailure, recordHistoryIfAsked, startTimeSkippingEnvironment, waitForHistoryEvent } from '../support/temporal.ts';
+import { experienceRunInput } from '../support/experiences.ts';
 import { until } from '../support/wait.ts';
 
 const day = 24 * 3600;
@@ -118,22 +119,8 @@ async function withRun<T>(
     workflowBundle: { codePath: inject('workflowBundlePath') },
     activities: stub.activities,
   });
-  const runId = `run_${randomUUID()}`;
-  const input: ExperienceRunInput = {
-    version: 1,
-    runId,
-    accountId: randomUUID(),
-    experienceId: 'exp_test',
-    experienceName: 'Workflow test',
-    experienceVersion: 3,
-    definition: flow,
-    visitorId: randomUUID(),
-    clientUserId: 'u_wf',
-    trigger: { eventId: 'iev_trigger', eventType: 'signup', occurredAt: new Date().toISOString() },
-    enteredAt: on === env ? await env.currentTimeMs() : Date.now(),
-    ...extra,
-  };
-  const workflowId = `experience:exp_test:${runId}`;
+  const input = experienceRunInput(flow, on === env ? await env.currentTimeMs() : Date.now(), extra);
+  const workflowId = `experience:exp_test:${input.runId}`;
   return worker.runUntil(async () => {
     await startExperienceRun({ client: on.client, taskQueue }, workflowId, input);
     return during(on.client.workflow.getHandle<ExperienceRunWorkflow>(workflowId), input);
