@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { maxBatchDevices } from '../../src/api/devices/schemas.ts';
-import { startFakeFcm, type FakeFcm, type FakeFcmOptions } from '../../src/dev/fake-fcm.ts';
+import { startFakeFcm, type FakeFcm, type FakeFcmOptions, type FakeFcmSend } from '../../src/dev/fake-fcm.ts';
 import { call, sampleMessage, type TestAccount } from './api.ts';
 import { query } from './db.ts';
 import { newSegment, registerDevices } from './devices.ts';
@@ -113,6 +113,12 @@ export interface FcmSendPath {
   startWorker(): Promise<ChildProcess>;
   /** Kills the workers and stops the API instance and the fake. */
   stop(): Promise<void>;
+}
+
+/** The sends of `tokens` that reached a path's fake (the fake serves every test of its block). */
+export function sendsTo(path: FcmSendPath, tokens: string[]): FakeFcmSend[] {
+  const wanted = new Set(tokens);
+  return path.fake.bodies().filter((send) => wanted.has(send.token));
 }
 
 /** A fake FCM (src/dev/fake-fcm.ts) and the settings that make a worker process send to it. */
