@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newAccount, sampleMessage, type TestAccount } from '../support/api.ts';
-import { controlsOutOfTabOrder, openConsoleBrowser, unlabelledControls, type ConsoleBrowser, type ConsolePage } from '../support/console-browser.ts';
+import { controlsOutOfTabOrder, keyboardWalkTimeoutMs, openConsoleBrowser, unlabelledControls, type ConsoleBrowser, type ConsolePage } from '../support/console-browser.ts';
 import { newJob } from '../support/jobs.ts';
 import { firstLoadBudgetBytes, gzippedBytes } from './first-load.ts';
 
@@ -85,7 +85,7 @@ describe('the Messages pages', () => {
     expect(main.problems).toEqual([]);
   });
 
-  it('label every control and reach each one by keyboard', async () => {
+  it('label every control and reach each one by keyboard', { timeout: keyboardWalkTimeoutMs }, async () => {
     for (const path of ['/console/messages', `/console/messages/${messages.draft.id}`]) {
       await main.goto(path);
       await main.page.getByRole('heading', { level: 1 }).waitFor();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
-import { controlsOutOfTabOrder, openConsoleBrowser, unlabelledControls, type ConsoleBrowser, type ConsolePage } from '../support/console-browser.ts';
+import { controlsOutOfTabOrder, keyboardWalkTimeoutMs, openConsoleBrowser, unlabelledControls, type ConsoleBrowser, type ConsolePage } from '../support/console-browser.ts';
 import { publishedExperience, waitForRuns } from '../support/experiences.ts';
 import { directEvent, newConnection, postSigned } from '../support/ingest.ts';
 import { newEndpoint, waitForDeliveries, type EndpointFixture } from '../support/webhooks.ts';
@@ -198,7 +198,7 @@ describe('the Deliveries pages', () => {
 });
 
 describe('on the Flows and Deliveries pages', () => {
-  it('every control is labelled and reached by keyboard, and nothing goes wrong', async () => {
+  it('every control is labelled and reached by keyboard, and nothing goes wrong', { timeout: keyboardWalkTimeoutMs }, async () => {
     const [run] = (await apiGet(`${flowPath()}/runs?clientUserId=u_buys`)).items;
     const pages = [
       ['flows', '/console/flows'],

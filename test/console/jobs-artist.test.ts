@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { sineWav } from '../support/audio.ts';
-import { controlsOutOfTabOrder, fakeMicrophoneFlags, openConsoleBrowser, unlabelledControls, type ConsoleBrowser, type ConsolePage } from '../support/console-browser.ts';
+import { controlsOutOfTabOrder, fakeMicrophoneFlags, keyboardWalkTimeoutMs, openConsoleBrowser, unlabelledControls, type ConsoleBrowser, type ConsolePage } from '../support/console-browser.ts';
 import { readyTake } from '../support/files.ts';
 import { newJob } from '../support/jobs.ts';
 
@@ -95,7 +95,7 @@ describe('a job’s page', () => {
     expect(main.problems).toEqual([]);
   });
 
-  it('labels every control and player, and reaches each control by keyboard', async () => {
+  it('labels every control and player, and reaches each control by keyboard', { timeout: keyboardWalkTimeoutMs }, async () => {
     const job = await newJob(account, { title: 'Keyboard check' });
     expect((await call('POST', `/job/executeJob?id=${job.id}`, { token: account.apiKey })).status).toBe(200);
     await readyTake(account, job.id);

@@ -76,20 +76,24 @@ export async function openConsoleBrowser(testFileUrl: string, extraFlags: string
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('request', (request) => {
+      seenAt.set(request, Date.now());
       if (new URL(request.url()).origin !== apiOrigin) problems.push(`request to another origin: ${request.method()} ${request.url()}`);
     });
     // A page that polls, or has just loaded, has a read in flight now and then; leaving it through goto() aborts that
-    // read, which is the test's doing, not the page's. Any other failure, and any other abort, is a problem. (By the
-    // clock: Playwright reports a request to this side only after the browser has sent it.)
-    const gotoStarts: number[] = [];
-    const abortedByGoto = (request: Request) => {
-      const startedAt = request.timing().startTime;
-      return startedAt > 0 && gotoStarts.some((gotoAt) => gotoAt >= startedAt);
+    // read, which is the test's doing, not the page's: one that began before a goto() had ended (a poll may begin
+    // while the navigation is on its way to the browser) and failed after it began. Any other failure, and any other
+    // abort, is a problem.
+    const gotos: Array<{ startedAt: number; endedAt: number }> = [];
+    const seenAt = new WeakMap<Request, number>();
+    const abortedByGoto = (request: Request, failedAt: number) => {
+      const timed = request.timing().startTime;
+      const startedAt = timed > 0 ? timed : (seenAt.get(request) ?? failedAt);
+      return gotos.some((goto) => failedAt >= goto.startedAt && startedAt <= goto.endedAt);
     };
     page.on('requestfailed', (request) => {
       const errorText = request.failure()?.errorText ?? 'no answer';
       // A read, or a page's script chunk still loading, that the test's own navigation cut off.
-      if (errorText === 'net::ERR_ABORTED' && ['fetch', 'script'].includes(request.resourceType()) && abortedByGoto(request)) return;
+      if (errorText === 'net::ERR_ABORTED' && ['fetch', 'script'].includes(request.resourceType()) && abortedByGoto(request, Date.now())) return;
       problems.push(`request failed: ${request.method()} ${request.url()} (${errorText})`);
     });
     page.on('response', (response) => {
@@ -107,8 +111,13 @@ export async function openConsoleBrowser(testFileUrl: string, extraFlags: string
       problems,
       scripts,
       async goto(path) {
-        gotoStarts.push(Date.now());
-        await page.goto(path, { waitUntil: 'networkidle' });
+        const goto = { startedAt: Date.now(), endedAt: Infinity };
+        gotos.push(goto);
+        try {
+          await page.goto(path, { waitUntil: 'networkidle' });
+        } finally {
+          goto.endedAt = Date.now();
+        }
       },
       async screenshot(name) {
         const path = join(screenshots, `${name}.png`);
@@ -138,6 +147,12 @@ export async function openConsoleBrowser(testFileUrl: string, extraFlags: string
   };
 }
 
+/**
+ * A test that walks every control of several pages by keyboard takes a round trip to the browser per key and per
+ * control: seconds on an idle machine, and more than the suite's 30 s per test beside a bench (load 11 on 2 cores).
+ */
+export const keyboardWalkTimeoutMs = 120_000;
+
 /** The controls a person can reach: links, buttons, fields and disclosure summaries. */
 const controlSelector = 'a[href], button, input, select, textarea, summary';
 
@@ -161,23 +176,25 @@ export async function unlabelledControls(page: Page): Promise<string[]> {
  * can be reached by keyboard. (The page's side is plain script: test code is type-checked without the DOM's types.)
  */
 export async function controlsOutOfTabOrder(page: Page): Promise<string[]> {
+  // The page notes each control focus reaches, so the walk is one key press per step with no read between them.
   const count = await page.evaluate<number>(`(() => {
     const controls = [...document.querySelectorAll(${JSON.stringify(controlSelector)})].filter((element) => element.checkVisibility());
     controls.forEach((element, index) => element.setAttribute('data-control', String(index)));
+    const reached = new Set();
+    const note = (event) => { const id = event.target?.getAttribute?.('data-control'); if (id !== null && id !== undefined) reached.add(id); };
+    document.addEventListener('focusin', note, true);
+    window.__tabWalk = { reached, stop: () => document.removeEventListener('focusin', note, true) };
     document.activeElement?.blur();
     return controls.length;
   })()`);
-  const reached = new Set<string>();
   // Some controls take several Tab stops (a time field's hours and minutes, an audio player's buttons), and leaving
   // the page's end passes the browser's own: walk well past the count; a control reached twice counts once.
-  for (let step = 0; step < count * 3 + 10; step++) {
-    await page.keyboard.press('Tab');
-    const id = await page.evaluate<string | null>(`document.activeElement?.getAttribute('data-control') ?? null`);
-    if (id !== null) reached.add(id);
-  }
+  for (let step = 0; step < count * 3 + 10; step++) await page.keyboard.press('Tab');
   return page.evaluate<string[]>(`(() => {
-    const reached = ${JSON.stringify([...reached])};
-    const missed = [...document.querySelectorAll('[data-control]')].filter((element) => !reached.includes(element.getAttribute('data-control')));
+    const { reached, stop } = window.__tabWalk;
+    stop();
+    delete window.__tabWalk;
+    const missed = [...document.querySelectorAll('[data-control]')].filter((element) => !reached.has(element.getAttribute('data-control')));
     document.querySelectorAll('[data-control]').forEach((element) => element.removeAttribute('data-control'));
     return missed.map((element) => element.outerHTML.slice(0, 120));
   })()`);
