@@ -35,10 +35,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Tests share one Postgres database and one Temporal server, each with accounts and task queues of its own.
     pool: 'forks',
-    // A fork runs file after file with the modules it has loaded (the app, the SDK's native module, vitest): a file
-    // imports them once per fork instead of once per file, which was a tenth of the suite's CPU. Files keep their state
-    // in their own hooks and the accounts and queues they make; the test support modules hold no state to leak.
-    isolate: false,
     projects: [
       {
         extends: true,
