@@ -28,7 +28,6 @@ const filesAtATime = 3;
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/support/quiet-temporal-runtime.ts'],
     // The default report, then the ten slowest files: where a slower run spent its time.
     reporters: ['default', new SlowestFilesReporter()],
     testTimeout: 30_000,

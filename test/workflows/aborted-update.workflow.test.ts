@@ -9,7 +9,8 @@ import { DomainError } from '../../src/domain/errors.ts';
 import { RunStatus, searchAttributes } from '../../src/sandbox-safe/search-attributes.ts';
 import { isAbortedByTaskFailure, withUpdateErrors } from '../../src/temporal/update-errors.ts';
 import { cancelRun, experienceRunWorkflowType, runState, type ExperienceRunWorkflow } from '../../workflows/experience-run.contract.ts';
-import { connectTestEnvironment, isWorkflowTaskFailure, registerSearchAttributes, waitForHistoryEvent } from '../support/temporal.ts';
+import { isWorkflowTaskFailure, registerSearchAttributes, waitForHistoryEvent } from '../support/temporal.ts';
+import { connectTestEnvironment } from '../support/temporal-worker.ts';
 import { experienceRunInput } from '../support/experiences.ts';
 import { until } from '../support/wait.ts';
 

@@ -16,7 +16,8 @@ import {
 } from '../../workflows/campaign-send.contract.ts';
 import { pushTestWorkflowType, type PushTestWorkflow } from '../../workflows/push-test.contract.ts';
 import { campaignSendHandle, scheduleCampaignRun } from '../../src/temporal/starters/campaign-send.ts';
-import { connectTestEnvironment, recordHistoryIfAsked, startTimeSkippingEnvironment } from '../support/temporal.ts';
+import { recordHistoryIfAsked } from '../support/temporal.ts';
+import { connectTestEnvironment, startTimeSkippingEnvironment } from '../support/temporal-worker.ts';
 import { until } from '../support/wait.ts';
 
 const minute = 60_000;

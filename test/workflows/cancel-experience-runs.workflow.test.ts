@@ -3,7 +3,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelExperienceRunsWorkflowId } from '../../workflows/cancel-experience-runs.contract.ts';
 import { startCancelExperienceRuns } from '../../src/temporal/starters/cancel-experience-runs.ts';
-import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
+import { recordHistoryIfAsked } from '../support/temporal.ts';
+import { connectTestEnvironment, createTestWorker } from '../support/temporal-worker.ts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {

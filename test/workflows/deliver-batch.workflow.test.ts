@@ -6,7 +6,8 @@ import { DeliveryId, EntityId, EntityType } from '../../src/sandbox-safe/search-
 import { batchDeliveries, deliveryBatchWorkflowId, type DeliverBatchInput } from '../../workflows/deliver-batch.contract.ts';
 import { startDeliveryBatch } from '../../src/temporal/starters/deliver-batch.ts';
 import type { DeliveryRetry } from '../../workflows/deliver-batch.contract.ts';
-import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked, startTimeSkippingEnvironment } from '../support/temporal.ts';
+import { recordHistoryIfAsked } from '../support/temporal.ts';
+import { connectTestEnvironment, createTestWorker, startTimeSkippingEnvironment } from '../support/temporal-worker.ts';
 
 const retry: DeliveryRetry = { initialMs: 50, backoff: 2, maxAttempts: 3, timeoutMs: 1000 };
 

@@ -9,7 +9,7 @@ import { evaluateCondition, type Condition } from '../../src/sandbox-safe/experi
 import { startExperienceRun } from '../../src/temporal/starters/experience-run.ts';
 import { runEvents, type ExperienceRunInput, type ExperienceRunState, type ExperienceRunWorkflow, type WalkedSteps } from '../../workflows/experience-run.contract.ts';
 import { contextIn, expectedRun, flowSamples, heldSummary, pathParts, sampleWalker, sentSummary, type ExperienceSample } from '../support/experience-model.ts';
-import { startTimeSkippingEnvironment } from '../support/temporal.ts';
+import { startTimeSkippingEnvironment } from '../support/temporal-worker.ts';
 
 // The property of the flow interpreter's two callers, on the real workflow: a run started at `start` and a run started
 // where routing's first steps (the real takeFirstSteps) left it walk the same path, the one the model of a run says.

@@ -8,7 +8,8 @@ import type { ExperienceDefinition, ExperienceGoal } from '../../src/domain/expe
 import type { EndRunInput } from '../../src/domain/experiences/run-steps.ts';
 import { cancelRun, runEvents, runState, type ExperienceRunInput, type ExperienceRunState, type ExperienceRunWorkflow } from '../../workflows/experience-run.contract.ts';
 import { startExperienceRun } from '../../src/temporal/starters/experience-run.ts';
-import { connectTestEnvironment, isWorkflowTaskFailure, recordHistoryIfAsked, startTimeSkippingEnvironment, waitForHistoryEvent } from '../support/temporal.ts';
+import { isWorkflowTaskFailure, recordHistoryIfAsked, waitForHistoryEvent } from '../support/temporal.ts';
+import { connectTestEnvironment, startTimeSkippingEnvironment } from '../support/temporal-worker.ts';
 import { experienceRunInput } from '../support/experiences.ts';
 import { until } from '../support/wait.ts';
 

@@ -6,7 +6,8 @@ import type { ProcessedEvent } from '../../src/domain/ingest/process-inbound-eve
 import { ingestBatchEventState, ingestBatchWorkflowId, type IngestBatchInput } from '../../workflows/ingest-batch.contract.ts';
 import { startIngestBatch } from '../../src/temporal/starters/ingest-batch.ts';
 import type { IngestState } from '../../workflows/ingest-event.contract.ts';
-import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
+import { recordHistoryIfAsked } from '../support/temporal.ts';
+import { connectTestEnvironment, createTestWorker } from '../support/temporal-worker.ts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {

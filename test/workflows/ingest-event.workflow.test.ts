@@ -7,7 +7,8 @@ import type { LinkOutcome } from '../../src/domain/ingest/link-inbound-event.ts'
 import type { EventConfig } from '../../src/persistence/entities/connection.ts';
 import { ingestState, ingestWorkflowId, visitorLinked, type IngestEventInput } from '../../workflows/ingest-event.contract.ts';
 import { startIngestRun } from '../../src/temporal/starters/ingest-event.ts';
-import { connectTestEnvironment, createTestWorker, isWorkflowTaskFailure, recordHistoryIfAsked, waitForHistoryEvent } from '../support/temporal.ts';
+import { isWorkflowTaskFailure, recordHistoryIfAsked, waitForHistoryEvent } from '../support/temporal.ts';
+import { connectTestEnvironment, createTestWorker } from '../support/temporal-worker.ts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {

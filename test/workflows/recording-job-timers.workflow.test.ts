@@ -10,7 +10,7 @@ import { executeJob, updateJob } from '../../workflows/recording-job.contract.ts
 import { createRecordingJobRun, recordingJobHandle } from '../../src/temporal/starters/recording-job.ts';
 import { newAccount } from '../support/api.ts';
 import { newMessage } from '../support/jobs.ts';
-import { startTimeSkippingEnvironment } from '../support/temporal.ts';
+import { startTimeSkippingEnvironment } from '../support/temporal-worker.ts';
 
 /** A real day: the time-skipping server skips over it. */
 const day = 24 * 3600 * 1000;

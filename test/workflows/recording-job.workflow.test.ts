@@ -13,7 +13,8 @@ import { createRecordingJobRun, recordingJobHandle } from '../../src/temporal/st
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { fileRow } from '../support/files.ts';
 import { newMessage } from '../support/jobs.ts';
-import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
+import { recordHistoryIfAsked } from '../support/temporal.ts';
+import { connectTestEnvironment, createTestWorker } from '../support/temporal-worker.ts';
 import { until } from '../support/wait.ts';
 
 let env: TestWorkflowEnvironment;

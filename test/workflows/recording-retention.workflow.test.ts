@@ -18,7 +18,8 @@ import { query } from '../support/db.ts';
 import { fileRow } from '../support/files.ts';
 import { ok } from '../support/http-assertions.ts';
 import { newJob } from '../support/jobs.ts';
-import { recordHistoryIfAsked, startTimeSkippingEnvironment, temporalClient } from '../support/temporal.ts';
+import { recordHistoryIfAsked, temporalClient } from '../support/temporal.ts';
+import { startTimeSkippingEnvironment } from '../support/temporal-worker.ts';
 
 const hour = 3600 * 1000;
 const day = 24 * hour;

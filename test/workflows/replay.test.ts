@@ -1,3 +1,4 @@
+import '../support/quiet-temporal-runtime.ts';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startSelfTest } from '../../src/temporal/starters/self-test.ts';
-import { connectTestEnvironment, createTestWorker, recordHistoryIfAsked } from '../support/temporal.ts';
+import { recordHistoryIfAsked } from '../support/temporal.ts';
+import { connectTestEnvironment, createTestWorker } from '../support/temporal-worker.ts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
