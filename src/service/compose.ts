@@ -12,7 +12,7 @@ import { artistLinkGraceHoursDefault, ConfigError, recordingConfigDefaults, rete
 import type { FileSettings } from '../domain/files/file-deps.ts';
 import { recordingLimitsOf, type MediaSupport, type RecordingLimits } from '../media/index.ts';
 import { recordingUrlKey } from '../security/recording-urls.ts';
-import { createStorage, localStorageRoot, storageSettingsFrom, type StorageConfig, type StorageSettings } from '../storage/index.ts';
+import { createStorage, storageSettingsFrom, type StorageConfig, type StorageSettings } from '../storage/index.ts';
 import { defaultConsoleDir } from '../http/console-files.ts';
 import { adminRateLimitKey } from '../http/rate-limit.ts';
 import type { ApiServices } from '../http/services.ts';
@@ -120,7 +120,6 @@ function apiFileServices(settings: Pick<ServiceSettings, 'files' | 'secretsKey' 
 }
 
 /** Where the local driver keeps files under a data folder (embedded mode and tests name theirs). */
-export { localStorageRoot };
 
 interface DeliveryConfig {
   DELIVERY_RETRY_INITIAL_MS: number;

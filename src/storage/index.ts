@@ -27,9 +27,8 @@
  * - Every failure is a `StorageError` with a `code`: `too_large`, `not_found`, `invalid_key`, `range_not_satisfiable`,
  *   `unavailable` (the backend failed; retry), except the body's own error and an abort's reason, passed on as they are.
  */
-import { join, resolve } from 'node:path';
 import { ConfigError } from '../config.ts';
-import { createLocalStorage } from './local-storage.ts';
+import { createLocalStorage, localStorageRoot } from './local-storage.ts';
 import type { ObjectStorage } from './object-storage.ts';
 import { createS3Storage, type S3StorageOptions, type S3StorageSettings } from './s3-storage.ts';
 
@@ -57,8 +56,7 @@ export interface StorageConfig {
   S3_FORCE_PATH_STYLE: boolean;
 }
 
-/** The local driver keeps its files under `<DATA_DIR>/files`. */
-export const localStorageRoot = (dataDir: string) => join(resolve(dataDir), 'files');
+export { localStorageRoot };
 
 export function storageSettingsFrom(config: StorageConfig): StorageSettings {
   if (config.STORAGE_DRIVER === 'local') return { driver: 'local', root: localStorageRoot(config.DATA_DIR) };

@@ -10,6 +10,9 @@ import { assertObjectKey, prefixDirectory } from './keys.ts';
 import { copyMetered } from './metered-copy.ts';
 import type { ObjectInfo, ObjectRead, ObjectStorage, ObjectSummary, ReadOptions, WriteOptions, WrittenObject } from './object-storage.ts';
 
+/** The local driver keeps its files under `<DATA_DIR>/files`. */
+export const localStorageRoot = (dataDir: string) => join(resolve(dataDir), 'files');
+
 /**
  * The local driver keeps each object as a file at `<root>/<key>`, and its content type and SHA-256 in a small JSON
  * file at `<root>/.meta/<key>.json`. A write streams into `<root>/.tmp/` (same file system), flushes, then renames the

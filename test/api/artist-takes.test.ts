@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { localStorageRoot } from '../../src/service/compose.ts';
+import { localStorageRoot } from '../../src/storage/local-storage.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { assignedJob, deleteTake, listTakes, settledTake, uploadTake } from '../support/artist-takes.ts';
 import { query } from '../support/db.ts';

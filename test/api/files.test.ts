@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ffmpegAt, type Ffmpeg } from '../../src/media/index.ts';
 import { recordingSignature, recordingUrlKey } from '../../src/security/recording-urls.ts';
-import { localStorageRoot } from '../../src/service/compose.ts';
+import { localStorageRoot } from '../../src/storage/local-storage.ts';
 import { call, newAccount, type TestAccount } from '../support/api.ts';
 import { encodeWith, sineWav, wavHeader } from '../support/audio.ts';
 import { query } from '../support/db.ts';

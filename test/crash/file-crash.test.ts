@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { localStorageRoot } from '../../src/service/compose.ts';
+import { localStorageRoot } from '../../src/storage/local-storage.ts';
 import { fileWorkflowId, type FileOutcome } from '../../workflows/process-file.contract.ts';
 import { newAccount } from '../support/api.ts';
 import { sineWav } from '../support/audio.ts';

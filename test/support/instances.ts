@@ -2,8 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { inject } from 'vitest';
 import { freePort } from '../../src/dev/free-port.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startApiServer, type RunningApi } from '../../src/service/api-server.ts';
-import { closeApiServices, createApiServices, localStorageRoot, type ApiSettings } from '../../src/service/compose.ts';
+import type { RunningApi } from '../../src/service/api-server.ts';
+import type { ApiSettings } from '../../src/service/compose.ts';
+import { localStorageRoot } from '../../src/storage/local-storage.ts';
 import { startEntryPoint } from './entry-point.ts';
 
 /** An address nothing listens on: a dependency that is down. */
@@ -23,6 +24,9 @@ export const suiteApiRateLimit = { perSecond: 100_000, burst: 100_000 };
  * chooses otherwise (one dependency down, another task queue, the default rate limit).
  */
 export async function startApiInstance(overrides: Partial<ApiSettings> = {}): Promise<ApiInstance> {
+  // Loaded on the first call, not with this module: the whole service takes seconds of CPU to load, and many files
+  // import this one only to start child processes.
+  const [{ closeApiServices, createApiServices }, { startApiServer }] = await Promise.all([import('../../src/service/compose.ts'), import('../../src/service/api-server.ts')]);
   const services = await createApiServices({
     databaseUrl: inject('databaseUrl'),
     temporalAddress: inject('temporalAddress'),
