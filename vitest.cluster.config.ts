@@ -1,4 +1,7 @@
 import { defineConfig } from 'vitest/config';
+import { shareCompiledCode } from './test/support/node-compile-cache.ts';
+
+shareCompiledCode();
 
 /**
  * `npm run test:cluster`: the many-process test (test/cluster/), apart from `npm test`: its own set-up (a database

@@ -1,5 +1,8 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { shareCompiledCode } from './test/support/node-compile-cache.ts';
 import { SlowestFilesReporter } from './test/support/slowest-files-reporter.ts';
+
+shareCompiledCode();
 
 /**
  * Files whose checks measure time at the scale of a loaded machine's delays (a send's pace within 5 %, a due date

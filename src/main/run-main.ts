@@ -1,3 +1,4 @@
+import { flushCompileCache } from 'node:module';
 import { ConfigError } from '../config.ts';
 
 /**
@@ -8,6 +9,9 @@ export function runMain(main: () => Promise<(() => Promise<void>) | void>): void
   let shuttingDown = false;
   main()
     .then((shutdown) => {
+      // With NODE_COMPILE_CACHE set, the code compiled to start is on disk now, not only at a clean exit: a process
+      // killed later still spares the next start that work.
+      flushCompileCache();
       if (!shutdown) return;
       const onSignal = (signal: NodeJS.Signals) => {
         if (shuttingDown) {

@@ -81,6 +81,8 @@ const serviceEnv = (taskQueue: string): NodeJS.ProcessEnv => ({
   FFMPEG_PATH: inject('ffmpegPath'),
   DATA_DIR: inject('dataDir'),
   RECORDING_MAX_BYTES: String(inject('recordingMaxBytes')),
+  // The compiled code the suite's processes share (test/support/node-compile-cache.ts).
+  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE,
 });
 
 /** How long a process may take to start, and where its output goes (startEntryPoint). */
