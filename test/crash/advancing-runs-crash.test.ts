@@ -269,7 +269,8 @@ describe('advancing flow runs survive a worker crash', () => {
 
       const advanced = await postEvents(api, connection, indices.slice(0, advancedFirst), advancingEvent);
       const endsReceived = countOfType(endpoint.receiver.requests, 'experience.ended');
-      await until(`${endsBeforeKill} ends at the receiver`, endsReceived, (ends) => ends >= endsBeforeKill, { timeoutMs: 120_000, intervalMs: 25 });
+      // Beside a bench, 111 ends had come in 120 s: the bound is for a stall, not for a busy machine.
+      await until(`${endsBeforeKill} ends at the receiver`, endsReceived, (ends) => ends >= endsBeforeKill, { timeoutMs: 300_000, intervalMs: 25 });
       const bursting = postEvents(api, connection, indices.slice(advancedFirst, advancedFirst + burst), advancingEvent);
       // Awaited below; this keeps a failure meanwhile from counting as unhandled.
       bursting.catch(() => undefined);
