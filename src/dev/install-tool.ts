@@ -23,7 +23,7 @@ export async function sdkDownload(tool: ProvisionedTool, dir: string, env: NodeJ
   await assertReachable(firstHop(env));
   await mkdir(dir, { recursive: true });
   const executable = { type: 'cached-download' as const, downloadDir: dir };
-  // Loaded here, not at the top: it brings the SDK's native worker, which what only finds or pip-installs a binary
+  // Loaded here, not at the top: it brings the SDK's native worker, which finding a binary or installing it with pip
   // (every start, every test file that asks where the CLI is) does not need.
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const server =

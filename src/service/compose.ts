@@ -119,8 +119,6 @@ function apiFileServices(settings: Pick<ServiceSettings, 'files' | 'secretsKey' 
   };
 }
 
-/** Where the local driver keeps files under a data folder (embedded mode and tests name theirs). */
-
 interface DeliveryConfig {
   DELIVERY_RETRY_INITIAL_MS: number;
   DELIVERY_RETRY_BACKOFF: number;
