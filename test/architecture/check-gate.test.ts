@@ -35,6 +35,8 @@ const defects: Record<string, string> = {
   'src/domain/deliveries/redeliver.ts': `import '../../http/body.ts';\nimport '../../outbox/relay-loop.ts';\n\nexport const redeliver = 1;`,
   'src/http/body.ts': 'export const body = 1;',
   'src/outbox/relay-loop.ts': 'export const relayLoop = 1;',
+  // A helper shared by many test files that would load the Temporal worker package into each of their processes.
+  'test/support/gate-helper.ts': `import '@temporalio/testing';\n\nexport const helper = 1;`,
   // In the console (the browser app): a hook called conditionally, which type-checks and breaks React's rules.
   'console/src/components/use-document-title.ts': [
     `import { useEffect } from 'react';`,
@@ -121,5 +123,11 @@ describe('the check gate (npm run check, run by npm test)', () => {
     expect(code).not.toBe(0);
     expect(output).toMatch(/domain-not-its-callers: src\/domain\/deliveries\/redeliver\.ts → src\/http\/body\.ts/);
     expect(output).toMatch(/domain-not-its-callers: src\/domain\/deliveries\/redeliver\.ts → src\/outbox\/relay-loop\.ts/);
+  });
+
+  it('fails on a shared test helper that loads the Temporal worker package', async () => {
+    const { code, output } = await importRules;
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/test-support-without-worker: test\/support\/gate-helper\.ts → node_modules\/@temporalio\/testing\//);
   });
 });

@@ -76,6 +76,17 @@ module.exports = {
       to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'test-support-without-worker',
+      comment:
+        "Shared test helpers load no Temporal worker: loading @temporalio/worker costs each test file's process about 0.75 s of CPU, so only the files that run a worker (or an activity's mock environment) import it, through test/support/temporal-worker.ts or directly.",
+      severity: 'error',
+      from: { path: '^test/support/', pathNot: '^test/support/(temporal-worker|quiet-temporal-runtime)\\.ts$' },
+      to: {
+        path: ['^node_modules/@temporalio/(worker|testing)/', '^test/support/(temporal-worker|quiet-temporal-runtime)\\.ts$'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'console-is-a-browser-app',
       comment:
         "The console (console/) runs in the browser and knows the service only through its public API: it imports its own files and packages, and its API types are generated from the OpenAPI document (npm run console:types), never imported from src/.",
